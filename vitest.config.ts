@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+/** Vitest under Bun (`bun --bun vitest run`): real SQLite, real files, the emulator on 127.0.0.1. */
+export default defineConfig({
+  test: {
+    include: ["test/**/*.test.ts", "bot/**/*.test.ts", "processors/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+    pool: "forks",
+    fileParallelism: true,
+    maxWorkers: 2,
+  },
+});
