@@ -1,0 +1,115 @@
+/**
+ * Wiring: config → database → store → Bot API client → intake Composer → engine
+ * → janitor. `createApp()` builds everything without starting it; `bot/main.ts`
+ * starts long polling and handles signals.
+ */
+import { autoRetry } from "@grammyjs/auto-retry";
+import { sequentialize } from "@grammyjs/runner";
+import { Api, Bot } from "grammy";
+import type { Config } from "./config.ts";
+import { openDb, type OpenDb } from "./db/open.ts";
+import { Delivery } from "./deliver/delivery.ts";
+import { cloudFetcher } from "./fetch/cloud.ts";
+import { localFetcher } from "./fetch/local.ts";
+import type { Fetcher } from "./fetch/types.ts";
+import { i18n, type DocketContext } from "./i18n/index.ts";
+import { accessControl } from "./intake/access.ts";
+import { commands } from "./intake/commands.ts";
+import { fileIntake } from "./intake/files.ts";
+import { Janitor } from "./janitor/janitor.ts";
+import { SqliteJobStore } from "./jobs/sqlite-store.ts";
+import type { Logger } from "./log.ts";
+import type { Services } from "./services.ts";
+import { createMetrics } from "./ops/metrics.ts";
+import { DirectStatusReporter } from "./status/direct-reporter.ts";
+import type { StatusReporter } from "./status/reporter.ts";
+import { Engine } from "./worker/engine.ts";
+import { dataPaths, type DataPaths } from "./worker/paths.ts";
+import type { ProcessRunner } from "./worker/types.ts";
+
+/** Everything `createApp` built. */
+export interface App {
+  readonly bot: Bot<DocketContext>;
+  readonly services: Services;
+  readonly engine: Engine;
+  readonly janitor: Janitor;
+  readonly db: OpenDb;
+  readonly paths: DataPaths;
+  /** Stop the engine, flush status messages, close the database. */
+  close(deadlineMs?: number): Promise<void>;
+}
+
+/** Options of {@link createApp} (tests inject a clock or a runner). */
+export interface AppOptions {
+  readonly config: Config;
+  readonly log: Logger;
+  readonly runner?: ProcessRunner;
+  readonly now?: () => number;
+  /** Build the status reporter (default: edits through the outbox when wired, else direct). */
+  readonly statusReporter?: (api: Api, services: Pick<Services, "store" | "log">) => StatusReporter;
+}
+
+/** The processor runner of `processors/isolate.ts` (child process, timeout, memory cap). */
+export async function defaultRunner(): Promise<ProcessRunner> {
+  const mod = await import("../processors/isolate.ts");
+  return (input, options, limits) => mod.runIsolated(input, options, limits);
+}
+
+/** Build the application (nothing started; the database is open and migrated). */
+export async function createApp(opts: AppOptions): Promise<App> {
+  const { config, log } = opts;
+  const now = opts.now ?? Date.now;
+  const paths = dataPaths(config.dataDir);
+  const db = openDb(paths.dbFile);
+  const store = new SqliteJobStore(db.db);
+
+  const bot = new Bot<DocketContext>(config.token, { client: { apiRoot: config.apiRoot, timeoutSeconds: 600 } });
+  // Plain API calls are retried on 429 / 5xx / network errors by a well-kept plugin;
+  // chat holds are the outbox's job (it knows the chat, auto-retry does not).
+  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
+  const api = bot.api;
+
+  const status = opts.statusReporter?.(api, { store, log }) ?? new DirectStatusReporter(api, store, log);
+  const delivery = new Delivery(api, store, log);
+  const fetcher: Fetcher = config.mode === "local" ? localFetcher(api, config.localBotApiDir, log) : cloudFetcher(api, config.apiRoot, config.token);
+  const runner = opts.runner ?? (await defaultRunner());
+
+  const metrics = createMetrics(store, config.downloadBudget);
+  let engine!: Engine;
+  const services: Services = {
+    config,
+    store,
+    log,
+    api,
+    status,
+    delivery,
+    metrics,
+    now,
+    wake: () => engine.wake(),
+    cancel: (id) => engine.cancel(id),
+  };
+  engine = new Engine({ services, paths, fetcher, runner });
+  const janitor = new Janitor(store, paths, log, { partMaxAgeMs: config.partMaxAgeMs, deadLeaseGraceMs: config.leaseTtlMs * 10 }, now);
+
+  // One update at a time per chat, so a chat's messages are handled in order.
+  bot.use(sequentialize((ctx) => ctx.chat?.id.toString()));
+  bot.use(i18n);
+  bot.use(accessControl(config));
+  bot.use(fileIntake(services));
+  bot.use(commands(services, (job) => janitor.erase(job)));
+  bot.catch((err) => log.error({ err: err.error, update_id: err.ctx.update.update_id }, "handler error"));
+
+  return {
+    bot,
+    services,
+    engine,
+    janitor,
+    db,
+    paths,
+    async close(deadlineMs = 20_000) {
+      await engine.stop(deadlineMs);
+      await status.close();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,244 @@
+/**
+ * Typed configuration from the environment (zod). A bad or missing value stops
+ * start-up with a message naming the variable and the expected form.
+ *
+ * Limits are named per operation and per mode (seed 000: "три разных ключа, а не
+ * один MAX_FILE_SIZE"); every variable is documented in `.env.example` and
+ * `docs/configuration.md`.
+ */
+import { cpus } from "node:os";
+import { resolve } from "node:path";
+import * as z from "zod";
+
+const MB = 1024 * 1024;
+
+/** Integer byte count, written as bytes or with a unit: `20MB`, `2000 MB`, `1.5GB` (binary units). */
+const bytes = z
+  .string()
+  .trim()
+  .transform((raw, ctx) => {
+    const m = /^(\d+(?:\.\d+)?)\s*(b|kb|mb|gb|kib|mib|gib)?$/i.exec(raw);
+    if (!m) {
+      ctx.addIssue({ code: "custom", message: "expected a size like 20MB, 2000MB, 1.5GB or a byte count" });
+      return z.NEVER;
+    }
+    const unit = (m[2] ?? "b").toLowerCase().replace("i", "");
+    const mult = unit === "kb" ? 1024 : unit === "mb" ? MB : unit === "gb" ? 1024 * MB : 1;
+    return Math.round(Number(m[1]) * mult);
+  });
+
+/** Duration written as `30s`, `15m`, `24h`, `7d` or milliseconds; parsed to ms. */
+const duration = z
+  .string()
+  .trim()
+  .transform((raw, ctx) => {
+    const m = /^(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?$/i.exec(raw);
+    if (!m) {
+      ctx.addIssue({ code: "custom", message: "expected a duration like 500ms, 30s, 15m, 24h or 7d" });
+      return z.NEVER;
+    }
+    const unit = (m[2] ?? "ms").toLowerCase();
+    const mult = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 }[unit as "ms"];
+    return Math.round(Number(m[1]) * mult);
+  });
+
+/** Comma-separated Telegram user ids; empty = none. */
+const idList = z
+  .string()
+  .trim()
+  .transform((raw, ctx) => {
+    if (raw === "") return [] as number[];
+    const parts = raw.split(/[\s,]+/).filter(Boolean);
+    const ids = parts.map(Number);
+    if (ids.some((n) => !Number.isSafeInteger(n))) {
+      ctx.addIssue({ code: "custom", message: "expected comma-separated numeric Telegram user ids, e.g. 12345,67890" });
+      return z.NEVER;
+    }
+    return ids;
+  });
+
+const positiveInt = z
+  .string()
+  .trim()
+  .regex(/^\d+$/, "expected a whole number")
+  .transform(Number)
+  .pipe(z.number().int().positive());
+
+const bool = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .pipe(z.enum(["true", "false", "1", "0", "yes", "no"]))
+  .transform((v) => v === "true" || v === "1" || v === "yes");
+
+/** Raw environment schema: names are the variable names; defaults are strings as an operator would write them. */
+const envSchema = z.object({
+  BOT_TOKEN: z
+    .string({ message: "is required: the token from @BotFather, like 123456789:AA…" })
+    .trim()
+    .regex(/^\d+:[A-Za-z0-9_-]{20,}$/, "expected a bot token like 123456789:AAE… (digits, colon, 20+ letters)"),
+  BOT_API_MODE: z.enum(["cloud", "local"], { message: "expected cloud or local" }).default("cloud"),
+  BOT_API_ROOT: z
+    .string()
+    .trim()
+    .url("expected an http(s) URL without a trailing slash, e.g. https://api.telegram.org")
+    .transform((u) => u.replace(/\/+$/, ""))
+    .default("https://api.telegram.org"),
+  /** Local mode: the Bot API server's --dir as this host sees it; every absolute file_path must be inside it. */
+  LOCAL_BOT_API_DIR: z.string().trim().default("/var/lib/docket/bot-api"),
+  DATA_DIR: z.string().trim().default("./var"),
+  DOWNLOAD_LIMIT_CLOUD: bytes.prefault("20MB"),
+  DOWNLOAD_LIMIT_LOCAL: bytes.prefault("2000MB"),
+  UPLOAD_LIMIT_CLOUD: bytes.prefault("50MB"),
+  UPLOAD_LIMIT_LOCAL: bytes.prefault("2000MB"),
+  DOWNLOAD_BUDGET: bytes.prefault("4GB"),
+  BUDGET_MULTIPLIER: z.string().trim().regex(/^\d+(\.\d+)?$/, "expected a number like 2 or 2.5").transform(Number).prefault("2.5"),
+  DOWNLOAD_CONCURRENCY: positiveInt.prefault("4"),
+  PROCESS_CONCURRENCY: positiveInt.optional(),
+  MAX_ATTEMPTS: positiveInt.prefault("3"),
+  LEASE_TTL: duration.prefault("60s"),
+  PROCESS_TIMEOUT: duration.prefault("120s"),
+  PROCESS_MEMORY_MB: positiveInt.prefault("1024"),
+  MAX_INPUT_PIXELS: positiveInt.prefault("100000000"),
+  MAX_OUTPUT_SIDE: positiveInt.prefault("2560"),
+  MAX_PDF_PAGES: positiveInt.prefault("500"),
+  PDF_PAGE_BUDGET: duration.prefault("2s"),
+  RESULT_TTL: duration.prefault("24h"),
+  PART_MAX_AGE: duration.prefault("6h"),
+  JANITOR_INTERVAL: duration.prefault("10m"),
+  ALLOWED_USER_IDS: idList.prefault(""),
+  ADMIN_USER_IDS: idList.prefault(""),
+  USER_MAX_JOBS_IN_FLIGHT: positiveInt.prefault("5"),
+  USER_MAX_BYTES_PER_DAY: bytes.prefault("2GB"),
+  HTTP_PORT: z.string().trim().regex(/^\d+$/, "expected a TCP port number").transform(Number).pipe(z.number().int().min(0).max(65535)).prefault("8090"),
+  LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"], { message: "expected trace, debug, info, warn, error or fatal" }).default("info"),
+  DELETE_WEBHOOK_ON_START: bool.prefault("true"),
+});
+
+/** Per-operation, per-mode limits in bytes (seed 000: "Два лимита, которые нельзя складывать в один"). */
+export interface Limits {
+  /** Largest file getFile may fetch in cloud mode (Bot API: 20 MB). */
+  readonly downloadCloud: number;
+  /** Largest file fetched from a local Bot API server. */
+  readonly downloadLocal: number;
+  /** Largest result upload in cloud mode (Bot API: 50 MB for sendDocument). */
+  readonly uploadCloud: number;
+  /** Largest result upload to a local Bot API server (2000 MB). */
+  readonly uploadLocal: number;
+}
+
+/** The whole typed configuration of the bot. Sizes in bytes, durations in ms. */
+export interface Config {
+  readonly token: string;
+  readonly mode: "cloud" | "local";
+  /** grammY `apiRoot`, no trailing slash. */
+  readonly apiRoot: string;
+  readonly localBotApiDir: string;
+  /** Absolute data root; `db/`, `downloads/`, `work/`, `results/` live under it. */
+  readonly dataDir: string;
+  readonly limits: Limits;
+  /** Byte budget shared by downloads in flight (seed 000: "Бюджет в байтах"). */
+  readonly downloadBudget: number;
+  /** Reservation = declared size × this multiplier (measured; see docs/benchmarks.md). */
+  readonly budgetMultiplier: number;
+  readonly downloadConcurrency: number;
+  /** Processing pool size (default: available cores). */
+  readonly processConcurrency: number;
+  readonly maxAttempts: number;
+  readonly leaseTtlMs: number;
+  readonly processTimeoutMs: number;
+  readonly processMemoryMb: number;
+  readonly maxInputPixels: number;
+  readonly maxOutputSide: number;
+  readonly maxPdfPages: number;
+  readonly pdfPageBudgetMs: number;
+  readonly resultTtlMs: number;
+  readonly partMaxAgeMs: number;
+  readonly janitorIntervalMs: number;
+  /** Empty = everyone may use the bot. */
+  readonly allowedUserIds: readonly number[];
+  readonly adminUserIds: readonly number[];
+  readonly userMaxJobsInFlight: number;
+  readonly userMaxBytesPerDay: number;
+  /** 127.0.0.1 port for /healthz and /metrics; 0 = off. */
+  readonly httpPort: number;
+  readonly logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
+  readonly deleteWebhookOnStart: boolean;
+}
+
+/** Thrown when the environment is invalid; `message` names every bad variable and its expected form. */
+export class ConfigError extends Error {
+  /** @param problems one line per variable: `NAME: expected …` */
+  constructor(readonly problems: readonly string[]) {
+    super(`Invalid configuration:\n${problems.map((p) => `  ${p}`).join("\n")}`);
+    this.name = "ConfigError";
+  }
+}
+
+/**
+ * Parse an environment into a {@link Config}.
+ * Empty strings count as unset (so `FOO=` in an env file takes the default).
+ * @throws ConfigError naming each bad or missing variable and the expected form.
+ */
+export function loadConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned: Record<string, string> = {};
+  for (const key of Object.keys(envSchema.shape)) {
+    const v = env[key];
+    if (v !== undefined && v.trim() !== "") cleaned[key] = v;
+  }
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const problems = parsed.error.issues.map((i) => {
+      const name = String(i.path[0] ?? "?");
+      const msg = i.code === "invalid_type" && cleaned[name] === undefined ? "is required" : i.message;
+      return `${name}: ${msg}`;
+    });
+    throw new ConfigError(problems);
+  }
+  const e = parsed.data;
+  return Object.freeze({
+    token: e.BOT_TOKEN,
+    mode: e.BOT_API_MODE,
+    apiRoot: e.BOT_API_ROOT,
+    localBotApiDir: resolve(e.LOCAL_BOT_API_DIR),
+    dataDir: resolve(e.DATA_DIR),
+    limits: Object.freeze({
+      downloadCloud: e.DOWNLOAD_LIMIT_CLOUD,
+      downloadLocal: e.DOWNLOAD_LIMIT_LOCAL,
+      uploadCloud: e.UPLOAD_LIMIT_CLOUD,
+      uploadLocal: e.UPLOAD_LIMIT_LOCAL,
+    }),
+    downloadBudget: e.DOWNLOAD_BUDGET,
+    budgetMultiplier: e.BUDGET_MULTIPLIER,
+    downloadConcurrency: e.DOWNLOAD_CONCURRENCY,
+    processConcurrency: e.PROCESS_CONCURRENCY ?? Math.max(1, cpus().length),
+    maxAttempts: e.MAX_ATTEMPTS,
+    leaseTtlMs: e.LEASE_TTL,
+    processTimeoutMs: e.PROCESS_TIMEOUT,
+    processMemoryMb: e.PROCESS_MEMORY_MB,
+    maxInputPixels: e.MAX_INPUT_PIXELS,
+    maxOutputSide: e.MAX_OUTPUT_SIDE,
+    maxPdfPages: e.MAX_PDF_PAGES,
+    pdfPageBudgetMs: e.PDF_PAGE_BUDGET,
+    resultTtlMs: e.RESULT_TTL,
+    partMaxAgeMs: e.PART_MAX_AGE,
+    janitorIntervalMs: e.JANITOR_INTERVAL,
+    allowedUserIds: Object.freeze(e.ALLOWED_USER_IDS),
+    adminUserIds: Object.freeze(e.ADMIN_USER_IDS),
+    userMaxJobsInFlight: e.USER_MAX_JOBS_IN_FLIGHT,
+    userMaxBytesPerDay: e.USER_MAX_BYTES_PER_DAY,
+    httpPort: e.HTTP_PORT,
+    logLevel: e.LOG_LEVEL,
+    deleteWebhookOnStart: e.DELETE_WEBHOOK_ON_START,
+  });
+}
+
+/** The download limit of the configured mode, bytes (seed 000: checked at intake and after download). */
+export function downloadLimit(config: Pick<Config, "mode" | "limits">): number {
+  return config.mode === "cloud" ? config.limits.downloadCloud : config.limits.downloadLocal;
+}
+
+/** The result-upload limit of the configured mode, bytes (checked before `ready`). */
+export function uploadLimit(config: Pick<Config, "mode" | "limits">): number {
+  return config.mode === "cloud" ? config.limits.uploadCloud : config.limits.uploadLocal;
+}

@@ -1,0 +1,43 @@
+/**
+ * Opens the SQLite database: WAL, busy timeout, foreign keys, and the committed
+ * drizzle-kit migrations applied at start (DESIGN.md: "migrations … applied at start").
+ */
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
+import { migrate } from "drizzle-orm/bun-sqlite/migrator";
+import * as schema from "./schema.ts";
+
+/** The drizzle handle with docket's schema. */
+export type DocketDb = BunSQLiteDatabase<typeof schema>;
+
+/** An open database: the raw bun:sqlite handle (for hot paths) and drizzle. */
+export interface OpenDb {
+  readonly sqlite: Database;
+  readonly db: DocketDb;
+  /** Close the handle (checkpoints the WAL). */
+  close(): void;
+}
+
+/** Folder of the committed migrations. */
+export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), "migrations");
+
+/**
+ * Open (creating if needed) the database file and migrate it.
+ * @param file path of the SQLite file, e.g. `<DATA_DIR>/db/docket.sqlite`
+ * @param busyTimeoutMs how long a writer waits for a lock, ms (default 5000)
+ * @throws whatever bun:sqlite throws when the file cannot be opened or migrated
+ */
+export function openDb(file: string, busyTimeoutMs = 5000): OpenDb {
+  mkdirSync(dirname(file), { recursive: true });
+  const sqlite = new Database(file, { create: true, strict: true });
+  sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  sqlite.exec("PRAGMA journal_mode = WAL");
+  sqlite.exec("PRAGMA synchronous = NORMAL");
+  sqlite.exec("PRAGMA foreign_keys = ON");
+  const db = drizzle(sqlite, { schema });
+  migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+  return { sqlite, db, close: () => sqlite.close() };
+}

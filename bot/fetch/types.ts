@@ -1,0 +1,30 @@
+/**
+ * Shapes of the fetch step (accepted → fetched).
+ */
+
+/** What the fetch step needs to know about a job. */
+export interface FetchRequest {
+  readonly jobId: number;
+  readonly fileId: string;
+  /** Declared `file_size` from the message, bytes, or null. */
+  readonly declaredSize: number | null;
+  /** Final path of the source, generated (`downloads/<job>-<random>`); `.part` is added while writing. */
+  readonly destPath: string;
+  /** The current mode's download limit, bytes. */
+  readonly limit: number;
+  readonly signal?: AbortSignal;
+  /** Progress callback: bytes so far and the expected total (or null). */
+  readonly onProgress?: (bytes: number, total: number | null) => void;
+}
+
+/** A verified source on disk. */
+export interface FetchedFile {
+  readonly path: string;
+  /** Real size on disk, bytes. */
+  readonly size: number;
+  /** Hex SHA-256. */
+  readonly sha256: string;
+}
+
+/** A fetcher for one Bot API mode. Throws `FetchError` with a classified failure. */
+export type Fetcher = (req: FetchRequest) => Promise<FetchedFile>;

@@ -1,0 +1,138 @@
+/**
+ * Intake of documents and photos (seed 000: "дежурный в приёмном покое"):
+ * check, one INSERT in `accepted`, one reply with the job number, return.
+ * No disk and no other network in the handler. A redelivered update or the same
+ * file sent again answers with the existing job; a declared size over the mode's
+ * download limit is refused at once and recorded as `failed` / `too_big`.
+ */
+import { Composer } from "grammy";
+import type { PhotoSize } from "grammy/types";
+import { downloadLimit } from "../config.ts";
+import type { DocketContext } from "../i18n/index.ts";
+import { localeFor } from "../i18n/index.ts";
+import type { FileJob } from "../db/schema.ts";
+import type { NewJob } from "../jobs/store.ts";
+import type { Services } from "../services.ts";
+import { displayName, mb } from "./format.ts";
+
+/** The largest PhotoSize by pixel area (Telegram lists sizes ascending, but that is not documented). */
+export function largestPhoto(sizes: readonly PhotoSize[]): PhotoSize | undefined {
+  let best: PhotoSize | undefined;
+  for (const s of sizes) if (!best || s.width * s.height > best.width * best.height) best = s;
+  return best;
+}
+
+/** Build the job record from a message with a document or photo, or null when there is none. */
+export function newJobFrom(ctx: DocketContext): NewJob | null {
+  const msg = ctx.message;
+  if (!msg || !ctx.from || !ctx.update) return null;
+  const base = {
+    updateId: ctx.update.update_id,
+    chatId: msg.chat.id,
+    userId: ctx.from.id,
+    messageId: msg.message_id,
+    languageCode: ctx.from.language_code ?? null,
+  };
+  if (msg.document) {
+    const d = msg.document;
+    return { ...base, source: "document", fileId: d.file_id, fileUniqueId: d.file_unique_id, declaredName: d.file_name ?? null, declaredMime: d.mime_type ?? null, declaredSize: d.file_size ?? null };
+  }
+  if (msg.photo) {
+    const p = largestPhoto(msg.photo);
+    if (!p) return null;
+    return { ...base, source: "photo", fileId: p.file_id, fileUniqueId: p.file_unique_id, declaredName: null, declaredMime: "image/jpeg", declaredSize: p.file_size ?? null };
+  }
+  return null;
+}
+
+/** The Composer that turns documents and photos into jobs. */
+export function fileIntake(services: Services): Composer<DocketContext> {
+  const { config, store, log } = services;
+  const c = new Composer<DocketContext>();
+
+  c.on(["message:document", "message:photo"], async (ctx) => {
+    const input = newJobFrom(ctx);
+    if (!input) return;
+    const now = services.now();
+    const limit = downloadLimit(config);
+    const tooBig = input.declaredSize !== null && input.declaredSize > limit;
+
+    // Fairness (per user, from config): refuse clearly instead of queueing silently.
+    if (!(await store.findByFile(input.chatId, input.fileUniqueId))) {
+      const refusal = await fairnessRefusal(services, input.userId, now);
+      if (refusal) {
+        log.info({ user_id: input.userId, file_unique_id: input.fileUniqueId, limit: refusal.key }, "refused by a per-user limit");
+        await ctx.reply(ctx.t(refusal.key, refusal.vars), { reply_parameters: { message_id: input.messageId, allow_sending_without_reply: true } });
+        return;
+      }
+    }
+
+    const { job, created } = await store.accept(input, now);
+    const name = displayName(job.declaredName, job.id, job.source);
+    const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
+
+    if (created && tooBig) {
+      const params = { size: mb(input.declaredSize ?? 0), limit: mb(limit) };
+      await store.fail(job.id, "accepted", null, "too_big", params, `declared ${input.declaredSize} B over the ${config.mode} download limit ${limit} B`, now);
+      jlog.info({ declared_size: input.declaredSize, limit }, "refused at intake: declared size over the download limit");
+      const sent = await ctx.reply(ctx.t("intake-too-big", { id: String(job.id), ...params }), { reply_parameters: { message_id: input.messageId, allow_sending_without_reply: true } });
+      await store.setStatusMessage(job.id, sent.message_id);
+      return;
+    }
+    if (created) {
+      jlog.info({ chat_id: job.chatId, declared_size: job.declaredSize, source: job.source }, "accepted");
+      await services.status.announce(job, ctx.t("intake-accepted", { id: String(job.id), name }));
+      services.wake();
+      return;
+    }
+    await answerExisting(ctx, services, job, input, now);
+  });
+
+  return c;
+}
+
+async function answerExisting(ctx: DocketContext, services: Services, job: FileJob, input: NewJob, now: number): Promise<void> {
+  const { store, log, config } = services;
+  const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
+  const sameUpdate = job.updateId === input.updateId;
+  // A re-sent file may run again when the old try ended for a reason a new try can fix.
+  const rearmable =
+    !sameUpdate &&
+    (job.status === "expired" || (job.status === "failed" && job.reason !== null && RETRY_ON_RESEND.has(job.reason)));
+  if (rearmable) {
+    const tooBig = input.declaredSize !== null && input.declaredSize > downloadLimit(config);
+    if (!tooBig && (await store.rearm(job.id, job.status as "failed" | "expired", { fileId: input.fileId, updateId: input.updateId, messageId: input.messageId, languageCode: input.languageCode }, now))) {
+      const fresh = (await store.get(job.id)) ?? job;
+      jlog.info("re-sent file re-armed the job");
+      await services.status.announce(fresh, ctx.t("intake-accepted", { id: String(job.id), name: displayName(fresh.declaredName, fresh.id, fresh.source) }));
+      services.wake();
+      return;
+    }
+  }
+  if (job.status === "ready" && job.resultExpiresAt !== null && Date.parse(job.resultExpiresAt) > now) {
+    jlog.info({ same_update: sameUpdate }, "re-sent file: answering from the stored result");
+    await ctx.reply(ctx.t("intake-duplicate-ready", { id: String(job.id) }), { reply_parameters: { message_id: input.messageId, allow_sending_without_reply: true } });
+    await services.delivery.redeliver(job, localeFor(input.languageCode));
+    return;
+  }
+  jlog.info({ status: job.status, same_update: sameUpdate }, "duplicate file: answering with the existing job");
+  await ctx.reply(ctx.t("intake-duplicate", { id: String(job.id), status: ctx.t(`state-${job.status}`) }), { reply_parameters: { message_id: input.messageId, allow_sending_without_reply: true } });
+}
+
+/** A per-user limit the new file would break (USER_MAX_JOBS_IN_FLIGHT, USER_MAX_BYTES_PER_DAY), or null. */
+async function fairnessRefusal(services: Services, userId: number, now: number): Promise<{ key: string; vars: Record<string, string> } | null> {
+  const { config, store } = services;
+  if (config.adminUserIds.includes(userId)) return null;
+  const inFlight = await store.countInFlight(userId);
+  if (inFlight >= config.userMaxJobsInFlight) {
+    return { key: "intake-limit-in-flight", vars: { count: String(inFlight), limit: String(config.userMaxJobsInFlight) } };
+  }
+  const used = await store.bytesSince(userId, now - 86_400_000);
+  if (used >= config.userMaxBytesPerDay) {
+    return { key: "intake-limit-bytes", vars: { used: mb(used), limit: mb(config.userMaxBytesPerDay) } };
+  }
+  return null;
+}
+
+/** Failure reasons a re-sent file may retry (the file or Telegram may have changed, not the content). */
+const RETRY_ON_RESEND = new Set(["file_unavailable", "file_not_readable", "download_failed", "processing_timeout", "processing_crashed", "delivery_failed", "cancelled", "attempts_exhausted", "too_big", "pdf_engine_unavailable"]);

@@ -1,0 +1,28 @@
+/**
+ * Small formatting helpers for chat text: megabytes, UTC times, safe display names.
+ */
+
+const MB = 1024 * 1024;
+
+/** Bytes → MB with at most one decimal, as a string (e.g. `25`, `20`, `0.4`). */
+export function mb(bytes: number): string {
+  const v = bytes / MB;
+  if (v >= 10) return String(Math.round(v));
+  return String(Math.round(v * 10) / 10);
+}
+
+/** Epoch ms or ISO → `YYYY-MM-DD HH:MM` in UTC. */
+export function utcMinute(time: number | string): string {
+  const d = new Date(time);
+  return d.toISOString().slice(0, 16).replace("T", " ");
+}
+
+/**
+ * A display name for a job: the declared name with control characters removed
+ * and cut to 64 characters, or a generated `file-<job>` (never used in a path).
+ */
+export function displayName(declaredName: string | null | undefined, jobId: number, source: string): string {
+  const cleaned = (declaredName ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim();
+  if (cleaned) return cleaned.length > 64 ? `${cleaned.slice(0, 61)}…` : cleaned;
+  return source === "photo" ? `photo-${jobId}.jpg` : `file-${jobId}`;
+}

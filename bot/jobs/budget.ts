@@ -1,0 +1,26 @@
+/**
+ * The byte budget of downloads in flight (seed 000: "Бюджет в байтах, а не в
+ * количестве задач"), as pure functions. The running sum lives in the database
+ * (`file_jobs.reserved_bytes`), so a restart never forgets a reservation.
+ */
+
+/**
+ * Bytes a job reserves before its download: declared size × multiplier; when the
+ * size is unknown, the current mode's download limit (seed 000: "резервируйте
+ * консервативно, по верхней границе"). Never more than the whole budget, so one
+ * huge job can still run alone.
+ */
+export function reservationFor(declaredSize: number | null, multiplier: number, modeLimit: number, budget: number): number {
+  const base = declaredSize !== null && declaredSize >= 0 ? declaredSize * multiplier : modeLimit;
+  return Math.min(budget, Math.max(1, Math.ceil(base)));
+}
+
+/** The refined reservation once the real size is known (after download). */
+export function refinedReservation(realSize: number, multiplier: number, budget: number): number {
+  return Math.min(budget, Math.max(1, Math.ceil(realSize * multiplier)));
+}
+
+/** Whether a reservation fits next to what is in use; an idle budget always admits one job. */
+export function fits(inUse: number, reservation: number, budget: number): boolean {
+  return inUse === 0 || inUse + reservation <= budget;
+}

@@ -1,0 +1,60 @@
+/**
+ * Job states and the transitions between them, as pure data and functions
+ * (seed 000: "Переходы допускаются только вперёд и только условным обновлением").
+ */
+import { JOB_STATES, type JobState } from "../db/schema.ts";
+
+export { JOB_STATES, type JobState };
+
+/** States in which a worker still has something to do (claimable by lease). */
+export const ACTIVE_STATES = ["accepted", "fetched", "processing"] as const satisfies readonly JobState[];
+/** One of {@link ACTIVE_STATES}. */
+export type ActiveState = (typeof ACTIVE_STATES)[number];
+
+/** Exits: the path ended otherwise (`failed`, `expired`) or reached the goal (`ready`). */
+export const FINAL_STATES = ["ready", "failed", "expired"] as const satisfies readonly JobState[];
+
+/** Allowed forward moves. `failed`/`expired` may be re-armed to `accepted` only by a re-sent file. */
+const NEXT: Readonly<Record<JobState, readonly JobState[]>> = {
+  accepted: ["fetched", "failed"],
+  fetched: ["processing", "failed"],
+  processing: ["ready", "failed"],
+  ready: ["expired"],
+  failed: ["accepted", "expired"],
+  expired: ["accepted"],
+};
+
+/** Whether `from → to` is a legal transition. */
+export function canTransition(from: JobState, to: JobState): boolean {
+  return NEXT[from].includes(to);
+}
+
+/** Whether the state still needs a worker. */
+export function isActive(state: JobState): state is ActiveState {
+  return (ACTIVE_STATES as readonly string[]).includes(state);
+}
+
+/**
+ * What a worker must do with a job found in `state` (seed 000: resume rules):
+ * - `download`: delete any `.part`, new getFile, download again;
+ * - `verify`: the source is on disk — check presence and SHA-256, then process;
+ * - `reprocess`: discard intermediates in `work/`, redo processing from the source.
+ */
+export type ResumeStep = "download" | "verify" | "reprocess";
+
+/** The resume step for an active state (seed 000: "Что именно возобновляется, зависит от статуса"). */
+export function resumeStep(state: ActiveState): ResumeStep {
+  switch (state) {
+    case "accepted":
+      return "download";
+    case "fetched":
+      return "verify";
+    case "processing":
+      return "reprocess";
+  }
+}
+
+/** The pool that handles a state: downloads are I/O-bound, processing is CPU-bound (seed 000: two pools). */
+export function poolFor(state: ActiveState): "download" | "process" {
+  return state === "accepted" ? "download" : "process";
+}

@@ -1,0 +1,115 @@
+/**
+ * `JobStore`: every read and conditional write the engine makes, behind one
+ * interface (DESIGN.md "Seams for growth": SQLite now; a PostgreSQL store with
+ * `SELECT … FOR UPDATE SKIP LOCKED` later). Methods are async for that reason.
+ * Every state change is conditional on the previous state (and the lease holder):
+ * `false` means someone else moved the job (seed 000: conditional UPDATE).
+ * Times are epoch ms in, UTC ISO strings in rows.
+ */
+import type { FileJob, JobResult, JobState } from "../db/schema.ts";
+import type { ReasonCode } from "./reasons.ts";
+
+/** What intake records for a new job (seed 000: "Что записать при приёме"). */
+export interface NewJob {
+  readonly updateId: number;
+  readonly chatId: number;
+  readonly userId: number;
+  readonly messageId: number;
+  readonly source: "document" | "photo";
+  readonly fileId: string;
+  readonly fileUniqueId: string;
+  readonly declaredName: string | null;
+  readonly declaredMime: string | null;
+  readonly declaredSize: number | null;
+  readonly languageCode: string | null;
+}
+
+/** Budget parameters for a download claim (bytes). */
+export interface BudgetParams {
+  /** Total budget (DOWNLOAD_BUDGET). */
+  readonly total: number;
+  /** Reservation multiplier (BUDGET_MULTIPLIER). */
+  readonly multiplier: number;
+  /** The current mode's download limit, reserved when the size is unknown. */
+  readonly modeLimit: number;
+}
+
+/** Fields a transition may set along with the new state. */
+export interface TransitionPatch {
+  readonly localPath?: string | null;
+  readonly sha256?: string | null;
+  readonly realSize?: number | null;
+  readonly reservedBytes?: number;
+  readonly detectedType?: string | null;
+  readonly facts?: string | null;
+  readonly resultExpiresAt?: string | null;
+  /** Keep the lease (true) or release it (default false). */
+  readonly keepLease?: boolean;
+  /** Reset `attempts` to 0 (a forward step starts a fresh try budget). */
+  readonly resetAttempts?: boolean;
+}
+
+/** A result file to record before it is sent. */
+export interface NewResult {
+  readonly idx: number;
+  readonly path: string;
+  readonly fileName: string;
+  readonly mime: string;
+  readonly size: number;
+}
+
+/** The engine's persistence. See the module doc for the conditional-write contract. */
+export interface JobStore {
+  /** INSERT the job in `accepted` unless (chat_id, file_unique_id) exists; returns the row and whether it was created. */
+  accept(job: NewJob, now: number): Promise<{ job: FileJob; created: boolean }>;
+  /** A re-sent file re-arms a `failed`/`expired` job: back to `accepted` with the fresh file_id, attempts 0. */
+  rearm(id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number): Promise<boolean>;
+  /** Remember the chat message that shows this job's status. */
+  setStatusMessage(id: number, messageId: number): Promise<void>;
+  get(id: number): Promise<FileJob | undefined>;
+  /** The job of this file in this chat, if any (the idempotency key). */
+  findByFile(chatId: number, fileUniqueId: string): Promise<FileJob | undefined>;
+  /** The chat's jobs, newest first. */
+  listByChat(chatId: number, limit: number): Promise<FileJob[]>;
+  /** Jobs of a user not yet final (fairness: jobs in flight). */
+  countInFlight(userId: number): Promise<number>;
+  /** Declared bytes a user submitted since `sinceMs` (fairness: bytes per day). */
+  bytesSince(userId: number, sinceMs: number): Promise<number>;
+  /** Live `ready` job of this chat whose source had this SHA-256 (re-use without processing). */
+  findReadyBySha(chatId: number, sha256: string, now: number, excludeId: number): Promise<FileJob | undefined>;
+  /**
+   * Claim the oldest claimable `accepted` job if its reservation fits the budget
+   * (head of line waits, so big files are not starved): sets lease, owner,
+   * attempts + 1 and `reserved_bytes`. Returns null when nothing is claimable.
+   */
+  claimDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams): Promise<FileJob | null>;
+  /** Claim the oldest claimable `fetched` or `processing` job: lease, owner, attempts + 1. */
+  claimProcess(owner: string, now: number, leaseTtlMs: number): Promise<FileJob | null>;
+  /** Extend the lease; false when the holder lost it. */
+  renew(id: number, owner: string, now: number, leaseTtlMs: number): Promise<boolean>;
+  /** Conditional `from → to` by the lease holder; false when zero rows changed. */
+  transition(id: number, from: JobState, to: JobState, owner: string, now: number, patch?: TransitionPatch): Promise<boolean>;
+  /** Release the lease and set a backoff; the job stays in `state`. */
+  retryLater(id: number, state: JobState, owner: string, notBefore: number, detail: string, now: number): Promise<boolean>;
+  /** `from → failed` with a reason (owner null: not lease-bound, e.g. /cancel). */
+  fail(id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number): Promise<boolean>;
+  /** Set `reserved_bytes` (refine after download, 0 when files are gone). */
+  setReservation(id: number, bytes: number): Promise<void>;
+  /** Sum of reservations in use, bytes. */
+  budgetInUse(): Promise<number>;
+  /** 1-based position among waiting (`accepted`/`fetched`) jobs, or null when not waiting. */
+  queuePosition(id: number): Promise<number | null>;
+  /** Replace the job's result rows. */
+  putResults(id: number, results: readonly NewResult[]): Promise<void>;
+  results(id: number): Promise<JobResult[]>;
+  /** Store Telegram's `file_id` of a sent result. */
+  setResultFileId(id: number, idx: number, fileId: string): Promise<void>;
+  /** `ready` jobs whose result_expires_at <= now. */
+  dueForExpiry(now: number): Promise<FileJob[]>;
+  /** `ready|failed → expired` (result deleted, row kept). */
+  expire(id: number, from: "ready" | "failed", now: number): Promise<boolean>;
+  /** Jobs by state (janitor, metrics, demo). */
+  listByState(states: readonly JobState[]): Promise<FileJob[]>;
+  /** Counts per state. */
+  countByState(): Promise<Record<string, number>>;
+}

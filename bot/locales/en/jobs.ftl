@@ -1,0 +1,68 @@
+# Job status and intake messages (English).
+intake-accepted = Got “{ $name }”, job #{ $id }. Queued — I’ll tell you when it’s done.
+intake-duplicate = I already have this file: job #{ $id }, status — { $status }.
+intake-duplicate-ready = This file was already processed (job #{ $id }). Sending the result again.
+intake-too-big = The file is { $size } MB, over this bot’s { $limit } MB download limit. Job #{ $id } will not run.
+intake-not-allowed = Sorry, this bot is available to invited users only.
+intake-limit-in-flight = You already have { $count } files in progress (limit { $limit }). Send this one when some of them are done.
+intake-limit-bytes = In the last 24 hours you sent { $used } MB of the allowed { $limit } MB. Please try later.
+intake-unsupported-message = Send a document (a PDF or an image) as a file — I’ll process it and send the result back.
+help = I take PDFs and images and send back a result: text and a preview for PDFs, a cleaned copy for images.
+  Commands:
+  /jobs — your latest jobs
+  /status N — status of job N
+  /resend N — send the result again
+  /cancel N — cancel a job
+  /delete N — delete the source and result now
+  /settings — what to do with files
+
+state-accepted = accepted, queued
+state-fetched = downloaded, waiting
+state-processing = processing
+state-ready = ready
+state-failed = failed
+state-expired = expired
+
+status-queued = Job #{ $id }: queued for download{ $position ->
+    [0] {""}
+   *[other] , position { $position }
+  }.
+status-downloading = Job #{ $id }: downloading… { $percent } %
+status-fetched = Job #{ $id }: file received ({ $size } MB), waiting for processing{ $position ->
+    [0] {""}
+   *[other] , position { $position }
+  }.
+status-processing = Job #{ $id }: processing…
+status-sending = Job #{ $id }: sending the result…
+status-ready = Done, job #{ $id }: { $facts }.
+  The result is kept until { $until } (UTC).
+status-ready-reused = Done, job #{ $id }: the same file was processed before — sending that result. Kept until { $until } (UTC).
+status-failed = Job #{ $id } failed: { $reason }
+status-expired = Job #{ $id }: the result expired and its files were deleted.
+status-retrying = Job #{ $id }: that didn’t work, trying again (attempt { $attempt } of { $max }).
+photo-note = It came as a photo, so Telegram compressed it; send it as a file to process the original.
+mismatch-note = It was sent as “.{ $declared }” but is actually { $actual }.
+
+cmd-status-line = #{ $id } · { $name } · { $status }
+cmd-jobs-empty = No jobs yet.
+cmd-jobs-title = Your latest jobs:
+cmd-not-found = Job #{ $id } was not found in this chat.
+cmd-usage = Give a job number, e.g. /{ $cmd } 12
+cmd-resend-not-ready = Job #{ $id } is “{ $status }”, there is nothing to send.
+cmd-deleted = Job #{ $id }: source and result deleted.
+cmd-cancelled = Job #{ $id } cancelled.
+cmd-cancel-final = Job #{ $id } has already ended ({ $status }); nothing to cancel.
+result-caption = Job #{ $id }: { $name }
+
+summary-pdf = PDF, { $pages ->
+    [one] { $pages } page
+   *[other] { $pages } pages
+  }{ $chars ->
+    [0] , no text layer
+   *[other] , { $chars } characters of text
+  }
+summary-image = { $label } { $width }×{ $height }{ $frames ->
+    [1] {""}
+   *[other] , { $frames } frames
+  }
+summary-other = { $label }

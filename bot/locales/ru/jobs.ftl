@@ -1,0 +1,69 @@
+# Job status and intake messages (Russian, default).
+intake-accepted = Принял файл «{ $name }», задача № { $id }. Поставил в очередь — сообщу, когда будет готово.
+intake-duplicate = Этот файл уже есть: задача № { $id }, статус — { $status }.
+intake-duplicate-ready = Этот файл уже обработан (задача № { $id }). Присылаю результат ещё раз.
+intake-too-big = Файл { $size } МБ больше лимита скачивания этого бота ({ $limit } МБ). Задача № { $id } не будет выполнена.
+intake-not-allowed = Извините, этот бот доступен только приглашённым пользователям.
+intake-limit-in-flight = У вас уже { $count } файлов в работе (предел { $limit }). Пришлите этот файл, когда какие-то из них будут готовы.
+intake-limit-bytes = За последние сутки вы прислали { $used } МБ из { $limit } МБ разрешённых. Попробуйте позже.
+intake-unsupported-message = Пришлите документ (PDF или изображение) как файл — я обработаю его и пришлю результат.
+help = Я принимаю PDF и изображения и присылаю результат: текст и превью для PDF, очищенную копию для изображений.
+  Команды:
+  /jobs — ваши последние задачи
+  /status N — статус задачи N
+  /resend N — прислать результат ещё раз
+  /cancel N — отменить задачу
+  /delete N — удалить исходник и результат сейчас
+  /settings — что делать с файлами
+
+state-accepted = принят, в очереди
+state-fetched = скачан, ждёт обработки
+state-processing = обрабатывается
+state-ready = готов
+state-failed = ошибка
+state-expired = срок хранения истёк
+
+status-queued = Задача № { $id }: в очереди на скачивание{ $position ->
+    [0] {""}
+   *[other] , место { $position }
+  }.
+status-downloading = Задача № { $id }: скачиваю… { $percent } %
+status-fetched = Задача № { $id }: файл получен ({ $size } МБ), жду очереди на обработку{ $position ->
+    [0] {""}
+   *[other] , место { $position }
+  }.
+status-processing = Задача № { $id }: обрабатываю…
+status-sending = Задача № { $id }: отправляю результат…
+status-ready = Готово, задача № { $id }: { $facts }.
+  Результат доступен до { $until } (UTC).
+status-ready-reused = Готово, задача № { $id }: такой же файл уже обрабатывался — присылаю готовый результат. Доступен до { $until } (UTC).
+status-failed = Задача № { $id } не выполнена: { $reason }
+status-expired = Задача № { $id }: срок хранения результата истёк, файлы удалены.
+status-retrying = Задача № { $id }: не получилось, пробую ещё раз (попытка { $attempt } из { $max }).
+photo-note = Файл пришёл как фото, поэтому Telegram его сжал; пришлите как файл, чтобы обработать оригинал.
+mismatch-note = Файл прислан как «.{ $declared }», но на самом деле это { $actual }.
+
+cmd-status-line = № { $id } · { $name } · { $status }
+cmd-jobs-empty = Задач пока нет.
+cmd-jobs-title = Ваши последние задачи:
+cmd-not-found = Задача № { $id } не найдена в этом чате.
+cmd-usage = Укажите номер задачи, например: /{ $cmd } 12
+cmd-resend-not-ready = Задача № { $id } сейчас в статусе «{ $status }», прислать нечего.
+cmd-deleted = Задача № { $id }: исходник и результат удалены.
+cmd-cancelled = Задача № { $id } отменена.
+cmd-cancel-final = Задача № { $id } уже завершена ({ $status }), отменять нечего.
+result-caption = Задача № { $id }: { $name }
+
+summary-pdf = PDF, { $pages ->
+    [one] { $pages } страница
+    [few] { $pages } страницы
+   *[other] { $pages } страниц
+  }{ $chars ->
+    [0] , без текстового слоя
+   *[other] , { $chars } символов текста
+  }
+summary-image = { $label } { $width }×{ $height }{ $frames ->
+    [1] {""}
+   *[other] , кадров: { $frames }
+  }
+summary-other = { $label }

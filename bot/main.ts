@@ -1,0 +1,71 @@
+/**
+ * `bun run start`: the bot from environment variables. Long polling through
+ * @grammyjs/runner with per-chat `sequentialize`, the engine's two pools, the
+ * janitor on a schedule. SIGTERM/SIGINT stop it gracefully within a deadline
+ * (runner stop is bounded by our own timer: on Bun the pending poll may not abort).
+ */
+import { run } from "@grammyjs/runner";
+import { ConfigError, loadConfig } from "./config.ts";
+import { createApp } from "./app.ts";
+import { createLogger } from "./log.ts";
+import { pollConflicts } from "./intake/poll-conflicts.ts";
+import { startOpsServer } from "./ops/http.ts";
+
+async function main(): Promise<number> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`docket: ${err.message}\nSee .env.example for every variable and its form.\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const log = createLogger({ level: config.logLevel, token: config.token });
+  const app = await createApp({ config, log });
+  const { bot, engine, janitor } = app;
+  bot.api.config.use(pollConflicts({ log, deleteWebhook: config.deleteWebhookOnStart }));
+
+  try {
+    await bot.init();
+  } catch (err) {
+    log.fatal({ err }, "getMe failed: check BOT_TOKEN and BOT_API_ROOT");
+    await app.close(1000);
+    return 1;
+  }
+  log.info({ bot: bot.botInfo.username, mode: config.mode, data_dir: config.dataDir, pid: process.pid }, "docket starting");
+
+  const runner = run(bot, {
+    runner: { fetch: { timeout: 30, allowed_updates: ["message", "callback_query"] }, silent: true, retryInterval: "exponential" },
+  });
+  engine.start();
+  const ops = config.httpPort > 0 ? startOpsServer(config.httpPort, { sqlite: app.db.sqlite, api: bot.api, dataDir: config.dataDir, budget: config.downloadBudget }, app.services.metrics, log) : null;
+  const janitorTimer = setInterval(() => void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed")), config.janitorIntervalMs);
+  void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed"));
+
+  let stopping = false;
+  const done = new Promise<number>((resolve) => {
+    const stop = async (signal: string, code = 0) => {
+      if (stopping) return;
+      stopping = true;
+      log.info({ signal }, "stopping");
+      clearInterval(janitorTimer);
+      void ops?.stop(true);
+      await Promise.race([runner.isRunning() ? runner.stop() : undefined, Bun.sleep(3000)]);
+      await app.close(15_000);
+      log.info("stopped");
+      resolve(code);
+    };
+    process.on("SIGTERM", () => void stop("SIGTERM"));
+    process.on("SIGINT", () => void stop("SIGINT"));
+    runner.task()?.catch((err) => {
+      log.fatal({ err }, "long polling stopped");
+      void stop("polling-error", 1);
+    });
+  });
+  return done;
+}
+
+process.exitCode = await main();
+process.exit(process.exitCode);

@@ -1,0 +1,56 @@
+/**
+ * Actions (what the machine asks the executor to do) and Results (what came back).
+ *
+ * Source: seed 002 "TelegramExecutor": one action → exactly one API call → one Result; the
+ * Result carries the error object itself, not only its text.
+ */
+import type { Chunk } from "./chunk.ts";
+import type { Intent, Kind } from "./message.ts";
+
+/** One API call for one message slot of one stream. */
+export interface MessageAction {
+  readonly kind: Exclude<Kind, "action">;
+  /** send → sendMessage, edit → editMessageText, drop/delete → deleteMessage, draft → sendMessageDraft. */
+  readonly type: Intent["type"];
+  readonly streamId: number;
+  readonly index: number;
+  /** Content snapshot taken at plan time (send/edit/draft); null for deletes. */
+  readonly chunk: Chunk | null;
+  /** Target message (edit/drop/delete). */
+  readonly messageId: number | null;
+  /** Non-zero draft id for sendMessageDraft (Bot API §6); null otherwise. */
+  readonly draftId: number | null;
+  readonly threadId: number | undefined;
+}
+
+/** sendChatAction("typing"), run in the context of the stream that keeps typing alive. */
+export interface TypingAction {
+  readonly kind: "action";
+  readonly type: "typing";
+  readonly streamId: number;
+  readonly threadId: number | undefined;
+}
+
+/** Anything the machine can plan. */
+export type Action = MessageAction | TypingAction;
+
+/** How a failure is treated (seed: classify → TRANSIENT / MESSAGE_DEAD / STREAM_DEAD). */
+export type FailureKind = "transient" | "message_dead" | "stream_dead";
+
+/** The executor's answer. `retryAfterMs` is set only for 429 (then kind is "transient"). */
+export type Result =
+  | { readonly ok: true; readonly messageId?: number | undefined }
+  | {
+      readonly ok: false;
+      readonly kind: FailureKind;
+      /** Short operator-facing cause, e.g. the Bot API description. Never contains the token. */
+      readonly reason: string;
+      /** The original error object (GrammyError, HttpError, …) for logs and traces. */
+      readonly error: unknown;
+      readonly retryAfterMs?: number | undefined;
+    };
+
+/** Rate-limit kinds that spend the per-chat shared message budget and the bot-wide budget. */
+export function spendsMessageBudget(kind: Kind): boolean {
+  return kind === "send" || kind === "edit" || kind === "draft";
+}

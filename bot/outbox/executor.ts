@@ -1,0 +1,82 @@
+/**
+ * The executor: one action → exactly one grammY Api call → one Result. No decisions.
+ *
+ * Source: seed 002 "TelegramExecutor … тупой и это by design". Bot API methods: sendMessage,
+ * editMessageText, deleteMessage, sendChatAction, sendMessageDraft (botapi-facts §6).
+ */
+import type { Api } from "grammy";
+import type { Action, Result } from "./action.ts";
+import type { Chunk } from "./chunk.ts";
+import { classify } from "./classify.ts";
+
+/** Runs actions; tests may supply their own (the machine only sees Results). */
+export interface Executor {
+  /** Perform `action` in `chatId` through `api`; never throws (errors become Results). */
+  execute(api: Api, chatId: number, action: Action, signal?: AbortSignal): Promise<Result>;
+}
+
+/** grammY's node build types signals with the abort-controller package; the runtime object is the same. */
+type GrammySignal = Parameters<Api["deleteMessage"]>[2];
+
+/** Text formatting fields: entities, or parse_mode — never both (Bot API). */
+function format(c: Chunk): { parse_mode?: Chunk["parse_mode"]; entities?: Chunk["entities"][number][] } {
+  if (c.parse_mode) return { parse_mode: c.parse_mode };
+  return c.entities.length ? { entities: [...c.entities] } : {};
+}
+
+/** The grammY executor. */
+export const grammyExecutor: Executor = {
+  async execute(api, chatId, action, abortSignal) {
+    const signal = abortSignal as unknown as GrammySignal;
+    try {
+      const thread = action.threadId !== undefined ? { message_thread_id: action.threadId } : {};
+      switch (action.type) {
+        case "typing":
+          await api.sendChatAction(chatId, "typing", thread, signal);
+          return { ok: true };
+        case "send": {
+          const c = action.chunk!;
+          const msg = await api.sendMessage(
+            chatId,
+            c.text,
+            {
+              ...thread,
+              ...format(c),
+              ...(c.reply_markup ? { reply_markup: c.reply_markup } : {}),
+              ...(c.link_preview ? { link_preview_options: c.link_preview } : {}),
+              ...(c.reply_to !== undefined ? { reply_parameters: { message_id: c.reply_to, allow_sending_without_reply: true } } : {}),
+            },
+            signal,
+          );
+          return { ok: true, messageId: msg.message_id };
+        }
+        case "edit": {
+          const c = action.chunk!;
+          await api.editMessageText(
+            chatId,
+            action.messageId!,
+            c.text,
+            {
+              ...format(c),
+              ...(c.reply_markup ? { reply_markup: c.reply_markup } : {}),
+              ...(c.link_preview ? { link_preview_options: c.link_preview } : {}),
+            },
+            signal,
+          );
+          return { ok: true };
+        }
+        case "drop":
+        case "delete":
+          await api.deleteMessage(chatId, action.messageId!, signal);
+          return { ok: true };
+        case "draft": {
+          const c = action.chunk!;
+          await api.sendMessageDraft(chatId, action.draftId!, c.text, { ...thread, ...format(c) }, signal);
+          return { ok: true };
+        }
+      }
+    } catch (err) {
+      return classify(err, action);
+    }
+  },
+};

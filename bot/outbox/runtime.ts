@@ -1,0 +1,185 @@
+/**
+ * Outbox: the runtime. One per application; owns one worker per (bot, chat), the timings LRU
+ * and the bot-wide limiters, and hands out streams.
+ *
+ * Source: seed 002 "SenderRuntime — фабрика и владелец фоновых задач": a chat's streams share
+ * one machine (and so one rate budget) even when opened from different handlers; a stopping
+ * worker is replaced by a new one; the timings cache outlives eviction; close() finishes every
+ * stream, waits up to shutdownTimeoutMs, then cancels the rest.
+ * Context: each stream snapshots its opener's AsyncLocalStorage context and every API call of
+ * that stream runs inside it; workers start from the context captured when this module loaded.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Api } from "grammy";
+import type { ChunkInput } from "./chunk.ts";
+import { realClock, type Clock } from "./clock.ts";
+import { consoleLogger, type EventSink, type OutboxLogger } from "./events.ts";
+import { grammyExecutor, type Executor } from "./executor.ts";
+import { RateLimiter } from "./limiter.ts";
+import { LiveStream } from "./live-stream.ts";
+import { ChatMachine } from "./machine.ts";
+import { makeOptions, type Options } from "./options.ts";
+import { StreamState } from "./stream-state.ts";
+import { TimingsCache } from "./timings.ts";
+import { ChatWorker, type ContextRunner } from "./worker.ts";
+
+/** The context of module load: belongs to no update. Workers run in it. */
+const ROOT: ContextRunner = AsyncLocalStorage.snapshot();
+
+/** Everything an Outbox can be built with; all optional. */
+export interface OutboxInit {
+  /** Overrides of the defaults (see Options; times in ms). */
+  readonly options?: Partial<Options>;
+  /** Synchronous event sink (MessageFailed, StreamFailed, ChatHold). */
+  readonly events?: EventSink;
+  /** pino-compatible logger; defaults to JSON lines on stderr. */
+  readonly logger?: OutboxLogger;
+  /** For tests: the executor (default: grammY). */
+  readonly executor?: Executor;
+  /** For tests: the clock (default: performance.now + setTimeout). */
+  readonly clock?: Clock;
+  /** For tests: randomness for backoff jitter (default Math.random). */
+  readonly random?: () => number;
+}
+
+/** Per-stream settings. */
+export interface StreamOptions {
+  /** Show "typing…" while this stream is being written (default true; false for long-lived status messages). */
+  readonly typing?: boolean;
+  /** Use sendMessageDraft while writing in a private chat (default Options.draftsEnabled). */
+  readonly drafts?: boolean;
+  /** Forum topic: Bot API message_thread_id. */
+  readonly threadId?: number;
+  /** Reply to this message_id with the first chunk, unless the chunk names its own reply_to. */
+  readonly replyTo?: number;
+}
+
+/** The bot id is the token's public prefix; the secret part never leaves this function. */
+function botIdOf(api: Api): string {
+  return api.token.split(":", 1)[0] ?? "";
+}
+
+/** The outbox runtime. */
+export class Outbox {
+  readonly options: Options;
+  private readonly workers = new Map<string, ChatWorker>();
+  private readonly limiters = new Map<string, RateLimiter>();
+  private readonly timings: TimingsCache;
+  private readonly log: OutboxLogger;
+  private readonly clock: Clock;
+  private readonly executor: Executor;
+  private nextStreamId = 1;
+  private closing: Promise<void> | null = null;
+
+  constructor(private readonly init: OutboxInit = {}) {
+    this.options = makeOptions(init.options);
+    this.timings = new TimingsCache(this.options.timingsCapacity);
+    this.log = init.logger ?? consoleLogger;
+    this.clock = init.clock ?? realClock;
+    this.executor = init.executor ?? grammyExecutor;
+  }
+
+  /**
+   * Open a live stream in `chatId` through `api` (a bot's grammY Api, e.g. ctx.api or bot.api).
+   * Captures the caller's async context for every API call of this stream.
+   * @throws Error after close().
+   */
+  stream(api: Api, chatId: number, opts: StreamOptions = {}): LiveStream {
+    if (this.closing) throw new Error("outbox is closed");
+    const worker = this.workerFor(api, chatId);
+    const state = new StreamState(this.nextStreamId++, {
+      typing: opts.typing ?? true,
+      drafts: opts.drafts ?? this.options.draftsEnabled,
+      threadId: opts.threadId,
+    });
+    const live = new LiveStream(state, worker, chatId, this.options.raiseOnFailure, opts.replyTo);
+    worker.machine.addStream(state);
+    worker.attach(state.id, { api, run: AsyncLocalStorage.snapshot(), onSettled: (o) => live.settle(o) });
+    return live;
+  }
+
+  /**
+   * Send one message (or several chunks) through the chat's machine and wait for delivery.
+   * No "typing…". Returns the message ids. @throws StreamFailedError per raiseOnFailure.
+   */
+  async send(api: Api, chatId: number, content: string | ChunkInput | readonly (string | ChunkInput)[], opts: Omit<StreamOptions, "typing" | "drafts"> = {}): Promise<number[]> {
+    const s = this.stream(api, chatId, { ...opts, typing: false, drafts: false });
+    s.update(content);
+    return s.finish();
+  }
+
+  /**
+   * Run `fn` with a stream and finish it afterwards — the seed's `async with`: if `fn` throws,
+   * the stream is finished quietly and `fn`'s error is rethrown; otherwise finish() may throw
+   * StreamFailedError. Returns fn's value and the delivered ids.
+   */
+  async run<T>(api: Api, chatId: number, fn: (s: LiveStream) => Promise<T> | T, opts: StreamOptions = {}): Promise<{ value: T; messageIds: number[] }> {
+    const s = this.stream(api, chatId, opts);
+    let value: T;
+    try {
+      value = await fn(s);
+    } catch (err) {
+      await s.finish({ raiseOnFailure: false });
+      throw err;
+    }
+    return { value, messageIds: await s.finish() };
+  }
+
+  /** Number of live chat workers (for metrics and tests). */
+  get activeChats(): number {
+    return this.workers.size;
+  }
+
+  /**
+   * Graceful shutdown: finalize every stream, wait for delivery up to shutdownTimeoutMs,
+   * cancel what is left (their finish() resolves as failed). Idempotent.
+   */
+  close(): Promise<void> {
+    this.closing ??= this.shutdown();
+    return this.closing;
+  }
+
+  private async shutdown(): Promise<void> {
+    const workers = [...this.workers.values()];
+    for (const w of workers) {
+      for (const s of w.machine.streams.values()) s.finalize();
+      w.drain();
+    }
+    const all = Promise.all(workers.map((w) => w.done));
+    const ctl = new AbortController();
+    const timedOut = await Promise.race([all.then(() => false), this.clock.sleep(this.options.shutdownTimeoutMs, ctl.signal).then(() => true)]);
+    ctl.abort();
+    if (timedOut) {
+      for (const w of workers) w.cancel();
+      await all;
+    }
+  }
+
+  private workerFor(api: Api, chatId: number): ChatWorker {
+    const botId = botIdOf(api);
+    const key = `${botId}:${chatId}`;
+    const existing = this.workers.get(key);
+    if (existing && !existing.stopping) return existing;
+    const timings = this.timings.get(key);
+    let limiter = this.limiters.get(botId) ?? null;
+    if (!limiter && this.options.globalPerSecond > 0) {
+      limiter = new RateLimiter(this.options.globalPerSecond);
+      this.limiters.set(botId, limiter);
+    }
+    const machine = new ChatMachine(chatId, timings, this.options, this.init.random, this.clock.now());
+    const worker = new ChatWorker(chatId, machine, {
+      executor: this.executor,
+      clock: this.clock,
+      limiter,
+      log: this.log,
+      sink: this.init.events,
+      onApplied: () => this.timings.touch(key, timings),
+    });
+    this.workers.set(key, worker);
+    worker.start(ROOT);
+    void worker.done.then(() => {
+      if (this.workers.get(key) === worker) this.workers.delete(key);
+    });
+    return worker;
+  }
+}

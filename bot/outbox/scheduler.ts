@@ -1,0 +1,106 @@
+/**
+ * The scheduler: who goes next in one chat. A pure function of state and `now`.
+ *
+ * Source: seed 002 "scheduler.plan — кто ходит следующим": a chat hold stops everything;
+ * ready = max(last_at[kind] + interval[kind], retry_at[(stream, index)]); the winner is the
+ * minimum of (ready, 0 if finalized else 1, stream_id); typing only while a non-final typing
+ * stream exists; exactly one action per plan.
+ * Docket additions: the shared send/edit budget and the group pace (Options.messageIntervalMs,
+ * groupMessageIntervalMs), drafts in private chats.
+ */
+import type { Action } from "./action.ts";
+import { kindOf, type Kind } from "./message.ts";
+import type { Options } from "./options.ts";
+import type { StreamState } from "./stream-state.ts";
+import type { Timings } from "./timings.ts";
+
+/** One decision: do this now, or sleep until `until` (monotonic ms; Infinity = until woken). */
+export type Plan = { readonly type: "act"; readonly action: Action } | { readonly type: "sleep"; readonly until: number };
+
+/** Everything the scheduler reads. Streams must be in ascending id order. */
+export interface SchedulerView {
+  readonly now: number;
+  readonly chatId: number;
+  readonly streams: Iterable<StreamState>;
+  readonly timings: Timings;
+  /** Per-slot backoff: key `${streamId}:${index}` → monotonic ms. */
+  readonly retryAt: ReadonlyMap<string, number>;
+  readonly options: Options;
+}
+
+/** Key of a slot in retry/attempt maps. */
+export function slotKey(streamId: number, index: number): string {
+  return `${streamId}:${index}`;
+}
+
+/** Private chats have positive ids; groups, supergroups and channels negative (Bot API chat ids). */
+export function isPrivateChat(chatId: number): boolean {
+  return chatId > 0;
+}
+
+/** Non-zero draft id for a stream slot (Bot API sendMessageDraft: draft_id must be non-zero). */
+export function draftIdOf(streamId: number, index: number): number {
+  return streamId * 256 + (index % 255) + 1;
+}
+
+/** Earliest monotonic ms at which a call of `kind` is allowed in this chat by the per-chat limits. */
+export function kindReadyAt(kind: Kind, t: Timings, o: Options, chatId: number): number {
+  switch (kind) {
+    case "send":
+    case "edit": {
+      const own = kind === "send" ? t.send + o.sendIntervalMs : t.edit + o.editIntervalMs;
+      const pace = isPrivateChat(chatId) ? o.messageIntervalMs : Math.max(o.messageIntervalMs, o.groupMessageIntervalMs);
+      return Math.max(own, t.message + pace);
+    }
+    case "draft":
+      return Math.max(t.draft + o.draftIntervalMs, t.message + o.messageIntervalMs);
+    case "delete":
+      return t.delete + o.deleteIntervalMs;
+    case "action":
+      return t.action + o.actionIntervalMs;
+  }
+}
+
+/**
+ * Decide the single next step. Pure: no clock, no I/O, no mutation.
+ * Candidates compare by (ready, finalized ? 0 : 1, stream id); typing ranks after messages at equal readiness.
+ */
+export function plan(v: SchedulerView): Plan {
+  const { now, timings: t, options: o, chatId } = v;
+  if (now < t.holdUntil) return { type: "sleep", until: t.holdUntil };
+  const priv = isPrivateChat(chatId);
+  let best: { ready: number; rank: number; id: number; action: Action } | null = null;
+  let typingOwner: StreamState | null = null;
+  for (const s of v.streams) {
+    if (s.closed) continue;
+    if (typingOwner === null && o.typingEnabled && s.config.typing && !s.isFinal) typingOwner = s;
+    const step = s.pending(priv);
+    if (!step) continue;
+    const kind = kindOf(step.intent);
+    const ready = Math.max(kindReadyAt(kind, t, o, chatId), v.retryAt.get(slotKey(s.id, step.index)) ?? -Infinity);
+    const rank = s.isFinal ? 0 : 1;
+    if (best && (best.ready < ready || (best.ready === ready && (best.rank < rank || (best.rank === rank && best.id < s.id))))) continue;
+    const m = s.messages[step.index]!;
+    const intent = step.intent;
+    const action: Action = {
+      kind: kind as Exclude<Kind, "action">,
+      type: intent.type,
+      streamId: s.id,
+      index: step.index,
+      chunk: intent.type === "delete" || intent.type === "drop" ? null : m.desired,
+      messageId: intent.type === "send" || intent.type === "draft" ? null : intent.messageId,
+      draftId: intent.type === "draft" ? draftIdOf(s.id, step.index) : null,
+      threadId: s.config.threadId,
+    };
+    best = { ready, rank, id: s.id, action };
+  }
+  if (typingOwner) {
+    const ready = kindReadyAt("action", t, o, chatId);
+    if (!best || ready < best.ready) {
+      best = { ready, rank: 2, id: typingOwner.id, action: { kind: "action", type: "typing", streamId: typingOwner.id, threadId: typingOwner.config.threadId } };
+    }
+  }
+  if (!best) return { type: "sleep", until: Infinity };
+  if (best.ready <= now) return { type: "act", action: best.action };
+  return { type: "sleep", until: best.ready };
+}

@@ -1,0 +1,31 @@
+/**
+ * The services handlers and workers share, wired once in `bot/app.ts`.
+ */
+import type { Api } from "grammy";
+import type { Config } from "./config.ts";
+import type { Delivery } from "./deliver/delivery.ts";
+import type { StatusReporter } from "./status/reporter.ts";
+import type { JobStore } from "./jobs/store.ts";
+import type { Logger } from "./log.ts";
+import type { Metrics } from "./ops/metrics.ts";
+
+/** Everything a handler or worker needs; no globals. */
+export interface Services {
+  readonly config: Config;
+  readonly store: JobStore;
+  readonly log: Logger;
+  /** The Bot API client (grammY `Api` with the configured `apiRoot`). */
+  readonly api: Api;
+  /** Job status messages in the chat. */
+  readonly status: StatusReporter;
+  /** Sending results (first delivery and re-delivery by `file_id`). */
+  readonly delivery: Delivery;
+  /** Prometheus metrics. */
+  readonly metrics: Metrics;
+  /** Wake the worker pools (a job was accepted or released). */
+  wake(): void;
+  /** Cancel a job in any state (`/cancel N`); resolves with what happened. */
+  cancel(jobId: number): Promise<"cancelled" | "final" | "missing">;
+  /** Clock, epoch ms (tests inject a fake). */
+  now(): number;
+}

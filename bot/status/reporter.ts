@@ -1,0 +1,19 @@
+/**
+ * Job status messages: one message per job, sent at intake as a reply to the
+ * user's file and edited as the job moves (accepted → downloading n % → queued →
+ * processing → ready or failed). Users are never told "done" before `ready` is
+ * committed (seed 000: "Сообщение, которое можно повторить").
+ */
+import type { FileJob } from "../db/schema.ts";
+
+/** Where job status text goes. Implementations rate-limit and collapse edits. */
+export interface StatusReporter {
+  /** Send the first status message (reply to the user's file) and remember its id on the job. */
+  announce(job: FileJob, text: string): Promise<void>;
+  /** Show `text` as the job's current status (latest wins; may be delayed or collapsed). */
+  update(job: FileJob, text: string): void;
+  /** Show the final text and wait until it is delivered (or has definitively failed). */
+  final(job: FileJob, text: string): Promise<void>;
+  /** Deliver what is pending and stop (shutdown). */
+  close(): Promise<void>;
+}

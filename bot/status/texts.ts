@@ -1,0 +1,25 @@
+/**
+ * Chat texts for job outcomes: the facts summary and the localized reason of a
+ * failure (`reason-<code>` in bot/locales/<lang>/reasons.ftl).
+ */
+import type { Facts } from "../../processors/types.ts";
+import { t, type Locale } from "../i18n/index.ts";
+import { i18n } from "../i18n/index.ts";
+
+/** One-line summary of processor facts, e.g. "PDF, 3 pages, 1200 characters of text". */
+export function factsSummary(locale: Locale, facts: Facts): string {
+  if (typeof facts.pages === "number") {
+    return t(locale, "summary-pdf", { pages: facts.pages, chars: typeof facts.textChars === "number" ? facts.textChars : 0 });
+  }
+  if (typeof facts.width === "number" && typeof facts.height === "number") {
+    return t(locale, "summary-image", { label: facts.label, width: facts.width, height: facts.height, frames: typeof facts.frames === "number" ? facts.frames : 1 });
+  }
+  return t(locale, "summary-other", { label: facts.label });
+}
+
+/** Localized reason text for a failed job; falls back to the code itself when no message exists. */
+export function reasonText(locale: Locale, reason: string, params: Record<string, string | number>): string {
+  const key = `reason-${reason}`;
+  const text = i18n.t(locale, key, params);
+  return text === key ? reason : text;
+}

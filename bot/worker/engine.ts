@@ -1,0 +1,148 @@
+/**
+ * The job engine's I/O shell: a download pool bounded by the byte budget and a
+ * processing pool sized by CPU cores (seed 000: "два пула"), claiming work by
+ * lease from the `JobStore`. Decisions come from the pure modules in `bot/jobs/`;
+ * this file only runs them against SQL, files and the Bot API.
+ */
+import { randomBytes } from "node:crypto";
+import type { Config } from "../config.ts";
+import { downloadLimit } from "../config.ts";
+import type { FileJob } from "../db/schema.ts";
+import type { Fetcher } from "../fetch/types.ts";
+import type { Services } from "../services.ts";
+import { DownloadStep } from "./download-step.ts";
+import { ProcessStep } from "./process-step.ts";
+import type { DataPaths } from "./paths.ts";
+import type { ProcessRunner } from "./types.ts";
+import { Finisher } from "./finisher.ts";
+
+/** Engine dependencies. */
+export interface EngineDeps {
+  readonly services: Omit<Services, "wake" | "cancel">;
+  readonly paths: DataPaths;
+  readonly fetcher: Fetcher;
+  readonly runner: ProcessRunner;
+  /** Idle poll interval when nothing wakes the pools, ms (backoffs and lease expiries need a look). */
+  readonly idlePollMs?: number;
+}
+
+/** Starts and stops the two pools; `wake()` nudges idle workers; `cancel()` stops one job. */
+export class Engine {
+  /** Worker id written into `lease_owner` (process-unique). */
+  readonly owner = `w-${process.pid}-${randomBytes(3).toString("hex")}`;
+  private running = false;
+  private readonly loops: Promise<void>[] = [];
+  private waiters: Array<() => void> = [];
+  /** Abort controllers of running steps, by job id (for /cancel and shutdown). */
+  private readonly inFlight = new Map<number, AbortController>();
+  private readonly download: DownloadStep;
+  private readonly process: ProcessStep;
+  readonly finisher: Finisher;
+
+  /** @param deps see {@link EngineDeps} */
+  constructor(private readonly deps: EngineDeps) {
+    this.finisher = new Finisher(deps.services, deps.paths);
+    this.download = new DownloadStep(deps.services, deps.paths, deps.fetcher, this.finisher, this.owner, () => this.wake());
+    this.process = new ProcessStep(deps.services, deps.paths, deps.runner, this.finisher, this.owner);
+  }
+
+  private get config(): Config {
+    return this.deps.services.config;
+  }
+
+  /** Start `downloadConcurrency` download loops and `processConcurrency` processing loops. */
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    for (let i = 0; i < this.config.downloadConcurrency; i++) this.loops.push(this.loop("download"));
+    for (let i = 0; i < this.config.processConcurrency; i++) this.loops.push(this.loop("process"));
+  }
+
+  /** Wake idle workers now (a job was accepted or the budget was released). */
+  wake(): void {
+    const w = this.waiters;
+    this.waiters = [];
+    for (const f of w) f();
+  }
+
+  /**
+   * Stop claiming; let running steps finish until `deadlineMs`, then abort them
+   * (their leases expire and the next start resumes them by state).
+   */
+  async stop(deadlineMs = 20_000): Promise<void> {
+    this.running = false;
+    this.wake();
+    const all = Promise.allSettled(this.loops);
+    const timer = setTimeout(() => {
+      for (const c of this.inFlight.values()) c.abort(new Error("shutdown"));
+    }, deadlineMs);
+    await all;
+    clearTimeout(timer);
+  }
+
+  /** Cancel a job in any active state: running work is aborted, files removed, `failed` / `cancelled`. */
+  async cancel(jobId: number): Promise<"cancelled" | "final" | "missing"> {
+    const { store } = this.deps.services;
+    for (let i = 0; i < 5; i++) {
+      const job = await store.get(jobId);
+      if (!job) return "missing";
+      if (job.status !== "accepted" && job.status !== "fetched" && job.status !== "processing") return "final";
+      const ok = await store.fail(jobId, job.status, null, "cancelled", {}, "cancelled by the user", this.deps.services.now());
+      if (ok) {
+        this.inFlight.get(jobId)?.abort(new Error("cancelled"));
+        const after = (await store.get(jobId)) ?? job;
+        await this.finisher.cleanupFailed(after);
+        this.wake();
+        return "cancelled";
+      }
+    }
+    return "final";
+  }
+
+  private async loop(pool: "download" | "process"): Promise<void> {
+    const { store, log, now } = this.deps.services;
+    while (this.running) {
+      let job: FileJob | null = null;
+      try {
+        job =
+          pool === "download"
+            ? await store.claimDownload(this.owner, now(), this.config.leaseTtlMs, {
+                total: this.config.downloadBudget,
+                multiplier: this.config.budgetMultiplier,
+                modeLimit: downloadLimit(this.config),
+              })
+            : await store.claimProcess(this.owner, now(), this.config.leaseTtlMs);
+      } catch (err) {
+        log.error({ err, pool }, "claim failed");
+      }
+      if (!job) {
+        await this.idle();
+        continue;
+      }
+      const controller = new AbortController();
+      this.inFlight.set(job.id, controller);
+      try {
+        if (pool === "download") await this.download.run(job, controller);
+        else await this.process.run(job, controller);
+      } catch (err) {
+        log.error({ job: job.id, err }, "step crashed; the lease will expire and the job resumes");
+      } finally {
+        this.inFlight.delete(job.id);
+      }
+      this.wake();
+    }
+  }
+
+  private idle(): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(done, this.deps.idlePollMs ?? 1000);
+      const self = this;
+      function done() {
+        clearTimeout(timer);
+        self.waiters = self.waiters.filter((w) => w !== done);
+        resolve();
+      }
+      this.waiters.push(done);
+    });
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * The processing step, `fetched → processing → ready` (seed 000 resume rules:
+ * `fetched` — verify presence and SHA-256; `processing` — discard intermediates
+ * and redo from the source). The result-size check runs before `ready`; results
+ * are sent, their `file_id`s stored, `ready` committed with `result_expires_at`,
+ * and only then the source is deleted and the chat told "done".
+ */
+import { mkdir, rename, stat } from "node:fs/promises";
+import { extname, join } from "node:path";
+import { GrammyError } from "grammy";
+import { uploadLimit } from "../config.ts";
+import type { FileJob } from "../db/schema.ts";
+import { sha256File } from "../fetch/hash-copy.ts";
+import { localeFor, t } from "../i18n/index.ts";
+import { mb, utcMinute } from "../intake/format.ts";
+import { iso } from "../jobs/lease.ts";
+import type { TryFailure } from "../jobs/retry.ts";
+import { isReasonCode } from "../jobs/reasons.ts";
+import type { Services } from "../services.ts";
+import { factsSummary } from "../status/texts.ts";
+import { redactSecrets } from "../log.ts";
+import { ProcessingError, type Facts, type ProcessorResult } from "../../processors/types.ts";
+import type { Finisher } from "./finisher.ts";
+import { keepLease } from "./lease-keeper.ts";
+import { generatedName, removeJobFiles, type DataPaths } from "./paths.ts";
+import type { ProcessRunner } from "./types.ts";
+
+/** Runs one processing try of a claimed `fetched` or `processing` job. */
+export class ProcessStep {
+  constructor(
+    private readonly services: Omit<Services, "wake" | "cancel">,
+    private readonly paths: DataPaths,
+    private readonly runner: ProcessRunner,
+    private readonly finisher: Finisher,
+    private readonly owner: string,
+  ) {}
+
+  /** Process and deliver `job`; never throws for classified failures. */
+  async run(claimed: FileJob, controller: AbortController): Promise<void> {
+    const { store, config, log, now, status } = this.services;
+    const jlog = log.child({ job: claimed.id, file_unique_id: claimed.fileUniqueId });
+    const lease = keepLease(store, claimed.id, this.owner, config.leaseTtlMs, now, controller, log);
+    const locale = localeFor(claimed.languageCode);
+    let job = claimed;
+    let state: "fetched" | "processing" = claimed.status === "fetched" ? "fetched" : "processing";
+    try {
+      // Both resume paths start from a verified source.
+      const problem = await this.verifySource(job);
+      if (problem) {
+        await this.finisher.onFailure(job, state, this.owner, problem);
+        return;
+      }
+      if (state === "fetched") {
+        const reused = await this.tryReuse(job);
+        if (reused) return;
+        if (!(await store.transition(job.id, "fetched", "processing", this.owner, now(), { keepLease: true }))) return;
+        state = "processing";
+        job = { ...job, status: "processing" };
+      }
+      // Resume rule for `processing`: intermediates are invalid, redo from the source.
+      await removeJobFiles(this.paths.work, job.id);
+      const workDir = join(this.paths.work, generatedName(job.id));
+      await mkdir(workDir, { recursive: true, mode: 0o750 });
+      status.update(job, t(locale, "status-processing", { id: String(job.id) }));
+      const started = now();
+      const result = await this.runner(
+        job.localPath!,
+        {
+          workDir,
+          declaredName: job.declaredName,
+          declaredMime: job.declaredMime,
+          action: "default",
+          maxInputPixels: config.maxInputPixels,
+          maxOutputSide: config.maxOutputSide,
+          maxPdfPages: config.maxPdfPages,
+          pdfPageBudgetMs: config.pdfPageBudgetMs,
+        },
+        { timeoutMs: config.processTimeoutMs, memoryMb: config.processMemoryMb, signal: controller.signal },
+      );
+      jlog.info({ ms: now() - started, type: result.facts.type, outputs: result.outputs.length }, "processed");
+      this.services.metrics.processingSeconds.observe({ type: result.facts.type }, (now() - started) / 1000);
+      const tooBig = this.checkUpload(result);
+      if (tooBig) {
+        await this.finisher.onFailure(job, "processing", this.owner, tooBig);
+        return;
+      }
+      await this.storeResults(job, result);
+      status.update(job, t(locale, "status-sending", { id: String(job.id) }));
+      await this.services.delivery.sendResults(job, locale, controller.signal);
+      await this.commitReady(job, result.facts, job.source === "photo");
+    } catch (err) {
+      if (controller.signal.aborted) {
+        jlog.info({ why: String(controller.signal.reason) }, "processing stopped");
+        return;
+      }
+      await this.finisher.onFailure(job, state, this.owner, this.classify(err));
+    } finally {
+      lease.stop();
+    }
+  }
+
+  /** Check presence, size and SHA-256 of the source (seed 000: resume rule for `fetched`). */
+  private async verifySource(job: FileJob): Promise<TryFailure | null> {
+    if (!job.localPath) return { reason: "download_failed", retryable: false, detail: "no source path recorded" };
+    try {
+      const s = await stat(job.localPath);
+      if (job.realSize !== null && s.size !== job.realSize) throw new Error(`size ${s.size} != ${job.realSize}`);
+      if (job.sha256 && (await sha256File(job.localPath)) !== job.sha256) throw new Error("SHA-256 mismatch");
+      return null;
+    } catch (err) {
+      return { reason: "download_failed", retryable: false, detail: `source on disk is missing or changed: ${String(err)}` };
+    }
+  }
+
+  /** Same SHA-256 as a live result in this chat: answer from it, no processing (seed 000). */
+  private async tryReuse(job: FileJob): Promise<boolean> {
+    const { store, now, log } = this.services;
+    if (!job.sha256) return false;
+    const twin = await store.findReadyBySha(job.chatId, job.sha256, now(), job.id);
+    if (!twin) return false;
+    const results = await store.results(twin.id);
+    if (results.length === 0 || results.some((r) => !r.telegramFileId)) return false;
+    if (!(await store.transition(job.id, "fetched", "processing", this.owner, now(), { keepLease: true }))) return true;
+    await store.putResults(job.id, results.map((r) => ({ idx: r.idx, path: "", fileName: r.fileName, mime: r.mime, size: r.size })));
+    for (const r of results) await store.setResultFileId(job.id, r.idx, r.telegramFileId!);
+    const fresh = { ...job, status: "processing" as const };
+    await this.services.delivery.redeliver(fresh, localeFor(job.languageCode));
+    const ok = await store.transition(job.id, "processing", "ready", this.owner, now(), {
+      resultExpiresAt: twin.resultExpiresAt,
+      facts: twin.facts,
+      detectedType: twin.detectedType,
+      reservedBytes: 0,
+    });
+    if (!ok) return true;
+    log.info({ job: job.id, twin: twin.id }, "same SHA-256 as a live result: reused without processing");
+    await this.finisher.removeTemp(job.id);
+    const locale = localeFor(job.languageCode);
+    await this.services.status.final(job, t(locale, "status-ready-reused", { id: String(job.id), until: utcMinute(twin.resultExpiresAt!) }));
+    return true;
+  }
+
+  private checkUpload(result: ProcessorResult): TryFailure | null {
+    const limit = uploadLimit(this.services.config);
+    const big = result.outputs.find((o) => o.size > limit);
+    if (!big) return null;
+    return { reason: "result_too_big", retryable: false, params: { size: mb(big.size), limit: mb(limit) }, detail: `output ${big.size} B over the ${this.services.config.mode} upload limit ${limit} B` };
+  }
+
+  /** Move outputs from work/ into results/ under generated names and record them. */
+  private async storeResults(job: FileJob, result: ProcessorResult): Promise<void> {
+    // A resumed try must not send again what an earlier try already delivered.
+    const sentBefore = (await this.services.store.results(job.id)).filter((r) => r.telegramFileId);
+    await removeJobFiles(this.paths.results, job.id);
+    const dir = join(this.paths.results, generatedName(job.id));
+    await mkdir(dir, { recursive: true, mode: 0o750 });
+    const rows = [];
+    for (const [idx, o] of result.outputs.entries()) {
+      const dest = join(dir, `${idx}${extname(o.path)}`);
+      await rename(o.path, dest);
+      rows.push({ idx, path: dest, fileName: o.fileName, mime: o.mime, size: o.size });
+    }
+    await this.services.store.putResults(job.id, rows);
+    for (const r of sentBefore) if (r.idx < rows.length) await this.services.store.setResultFileId(job.id, r.idx, r.telegramFileId!);
+  }
+
+  /** Commit `ready`, then delete the source and intermediates, then say "done" (seed 000 order). */
+  private async commitReady(job: FileJob, facts: Facts, fromPhoto: boolean): Promise<void> {
+    const { store, config, now, log, status } = this.services;
+    const expiresAt = now() + config.resultTtlMs;
+    const ok = await store.transition(job.id, "processing", "ready", this.owner, now(), {
+      resultExpiresAt: iso(expiresAt),
+      facts: JSON.stringify(facts),
+      detectedType: facts.type,
+      reservedBytes: 0,
+    });
+    if (!ok) {
+      log.warn({ job: job.id }, "job moved by someone else before ready");
+      return;
+    }
+    await this.finisher.removeTemp(job.id);
+    log.info({ job: job.id, file_unique_id: job.fileUniqueId, expires_at: iso(expiresAt) }, "ready");
+    this.services.metrics.jobsEnded.inc({ status: "ready", reason: "" });
+    const locale = localeFor(job.languageCode);
+    let text = t(locale, "status-ready", { id: String(job.id), facts: factsSummary(locale, facts), until: utcMinute(expiresAt) });
+    const mismatch = facts.mismatch as { declaredExt?: string; actualLabel?: string } | string | undefined;
+    if (mismatch && typeof mismatch === "object" && mismatch.declaredExt) {
+      text += `\n${t(locale, "mismatch-note", { declared: mismatch.declaredExt, actual: mismatch.actualLabel ?? facts.label })}`;
+    }
+    if (fromPhoto) text += `\n${t(locale, "photo-note")}`;
+    await status.final(job, text);
+  }
+
+  private classify(err: unknown): TryFailure {
+    if (err instanceof ProcessingError) {
+      const retryable = err.reason === "processing_timeout" || err.reason === "processing_crashed";
+      return { reason: err.reason, retryable, params: err.params, detail: err.message };
+    }
+    if (err instanceof GrammyError) {
+      if (err.error_code === 413) return { reason: "result_too_big", retryable: false, params: { size: "?", limit: mb(uploadLimit(this.services.config)) }, detail: `sendDocument: ${err.description}` };
+      if (err.error_code === 403 || /chat not found/i.test(err.description)) return { reason: "delivery_failed", retryable: false, detail: `sendDocument: ${err.description}` };
+      return { reason: "delivery_failed", retryable: true, detail: `sendDocument: ${err.error_code} ${err.description}` };
+    }
+    const e = err as { reason?: unknown; message?: unknown };
+    if (typeof e?.reason === "string" && isReasonCode(e.reason)) {
+      return { reason: e.reason, retryable: false, detail: String(e.message ?? e.reason) };
+    }
+    return { reason: "processing_crashed", retryable: true, detail: redactSecrets(String(err), this.services.config.token) };
+  }
+}

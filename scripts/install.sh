@@ -1,0 +1,532 @@
+#!/usr/bin/env bash
+# install.sh — install or update docket on a fresh Debian/Ubuntu VPS with one command.
+#
+# Usage (as root, from an unpacked docket source tree):
+#   scripts/install.sh [options]
+#
+# Options:
+#   --mode cloud|local       Bot API mode (default: the current BOT_API_MODE, else cloud)
+#   --token-file FILE        read the bot token from FILE ("-" = stdin); else $BOT_TOKEN,
+#                            else the existing docket.env, else a hidden prompt (read -s)
+#   --api-id ID              local mode: api_id from my.telegram.org
+#   --api-hash-file FILE     local mode: file holding api_hash (else $TELEGRAM_API_HASH or a prompt)
+#   --data-dir DIR           data root (default /var/lib/docket)
+#   --http-port PORT         127.0.0.1 port of /healthz and /metrics (default 8090)
+#   --download-budget SIZE   DOWNLOAD_BUDGET, e.g. 4GB (default 4GB)
+#   --webhook                webhook mode: nginx (compose profile "webhook") in front of the bot
+#   --webhook-url URL        public https URL of the webhook (WEBHOOK_URL), path /telegram/webhook
+#   --webhook-port PORT      the bot's webhook listener on 127.0.0.1 (default 8091)
+#   --tls-cert FILE --tls-key FILE   certificate chain and key for nginx (PEM, on this host)
+#   --logout-cloud           local mode: call logOut on api.telegram.org first (once per move)
+#   --skip-packages          do not run apt-get/npm (Bun, Docker and sqlite3 must exist)
+#   --no-start               install everything but do not start units (no health check)
+#   --non-interactive        never prompt; fail if a required value is missing
+#   --dry-run                print every step and command, change nothing
+#   --root DIR               install into a throwaway root (tests): no apt, no accounts, no
+#                            docker, no systemctl unless replaced through the variables below
+#   -h, --help
+#
+# Replaceable commands (tests, unusual hosts): SYSTEMCTL, DOCKER_COMPOSE, APT_GET, NPM, CURL,
+# e.g. SYSTEMCTL=/bin/true. HEALTH_TIMEOUT (seconds, default 60) bounds the final health check.
+#
+# Idempotent: a second run keeps docket.env (only changed flags are applied), reuses the
+# release directory when the source is unchanged, and restarts the service.
+# Exit codes: 1 usage/precondition, 3 not enough disk space, 4 health check failed.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+SRC="$(cd "$HERE/.." && pwd)"
+# shellcheck source=scripts/lib/common.sh
+. "$HERE/lib/common.sh"
+
+usage() { sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+ETC=/etc/docket
+APP_DIR=/opt/docket
+UNIT_DIR=/etc/systemd/system
+DEFAULT_DATA_DIR=/var/lib/docket
+BOT_API_GROUP=docket-botapi
+BOT_API_GID="${BOT_API_GID:-101}"
+BOT_API_PORT=8081
+WEBHOOK_PATH=/telegram/webhook
+HEALTH_TIMEOUT="${HEALTH_TIMEOUT:-60}"
+
+MODE="" TOKEN_FILE="" API_ID="" API_HASH_FILE="" DATA_DIR="" HTTP_PORT="" BUDGET=""
+WEBHOOK=0 WEBHOOK_URL="" WEBHOOK_PORT="" TLS_CERT="" TLS_KEY="" LOGOUT_CLOUD=0
+SKIP_PACKAGES=0 NO_START=0 INTERACTIVE=1
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --mode) MODE="${2:?--mode needs cloud or local}"; shift ;;
+    --token-file) TOKEN_FILE="${2:?}"; shift ;;
+    --api-id) API_ID="${2:?}"; shift ;;
+    --api-hash-file) API_HASH_FILE="${2:?}"; shift ;;
+    --data-dir) DATA_DIR="${2:?}"; shift ;;
+    --http-port) HTTP_PORT="${2:?}"; shift ;;
+    --download-budget) BUDGET="${2:?}"; shift ;;
+    --webhook) WEBHOOK=1 ;;
+    --webhook-url) WEBHOOK_URL="${2:?}"; WEBHOOK=1; shift ;;
+    --webhook-port) WEBHOOK_PORT="${2:?}"; shift ;;
+    --tls-cert) TLS_CERT="${2:?}"; shift ;;
+    --tls-key) TLS_KEY="${2:?}"; shift ;;
+    --logout-cloud) LOGOUT_CLOUD=1 ;;
+    --skip-packages) SKIP_PACKAGES=1 ;;
+    --no-start) NO_START=1 ;;
+    --non-interactive) INTERACTIVE=0 ;;
+    --dry-run) DRY_RUN=1 ;;
+    --root) ROOT="${2:?--root needs a directory}"; shift ;;
+    -h | --help) usage; exit 0 ;;
+    *) die "unknown argument: $1 (see --help)" ;;
+  esac
+  shift
+done
+ROOT="${ROOT%/}"
+if [ -n "$ROOT" ]; then ROOT="$(cd "$ROOT" && pwd)" || die "--root $ROOT does not exist"; fi
+# Prompts need a terminal (CI has none: then values must come from flags or the environment).
+if ! (: </dev/tty) 2>/dev/null; then INTERACTIVE=0; fi
+
+# Host-level commands; in --root mode they are skipped unless the caller supplied a replacement.
+host_cmd() { # host_cmd VAR DEFAULT → prints the command to use, or "" to skip
+  local var="$1" def="$2" val
+  val="${!var:-}"
+  if [ -n "$val" ]; then printf '%s' "$val"; return; fi
+  if [ -n "$ROOT" ]; then printf ''; return; fi
+  printf '%s' "$def"
+}
+SYSTEMCTL_CMD="$(host_cmd SYSTEMCTL systemctl)"
+APT_CMD="$(host_cmd APT_GET apt-get)"
+NPM_CMD="$(host_cmd NPM npm)"
+CURL_CMD="${CURL:-curl}"
+# Compose v2 plugin ("docker compose") or v1 ("docker-compose", Debian 12); DOCKER_COMPOSE replaces both.
+if [ -n "${DOCKER_COMPOSE:-}" ]; then
+  COMPOSE_CMD=("$DOCKER_COMPOSE")
+elif [ -n "$ROOT" ]; then
+  COMPOSE_CMD=()
+elif command -v docker-compose >/dev/null 2>&1 && ! docker compose version >/dev/null 2>&1; then
+  COMPOSE_CMD=(docker-compose)
+else
+  COMPOSE_CMD=(docker compose) # installed in step 2 when needed
+fi
+
+ENV_FILE="$(rp "$ETC/docket.env")"
+existing() { env_get "$ENV_FILE" "$1"; }
+
+# ---------------------------------------------------------------------------------------------
+step "preflight"
+if [ -z "$ROOT" ] && [ "$DRY_RUN" != 1 ] && [ "$(id -u)" -ne 0 ]; then
+  die "run as root (sudo scripts/install.sh …), or use --dry-run / --root DIR"
+fi
+[ -f "$SRC/package.json" ] || die "no package.json in $SRC: run install.sh from a docket source tree"
+[ -f "$SRC/bot/main.ts" ] || warn "bot/main.ts is missing in $SRC; the service will not start"
+if [ -r /etc/os-release ]; then
+  os_id="$(. /etc/os-release && printf '%s %s' "${ID:-?}" "${ID_LIKE:-}")"
+  case "$os_id" in *debian* | *ubuntu*) log "  os: $os_id" ;; *) warn "not Debian/Ubuntu ($os_id); apt steps may fail" ;; esac
+fi
+
+MODE="${MODE:-$(existing BOT_API_MODE)}"
+MODE="${MODE:-cloud}"
+case "$MODE" in cloud | local) ;; *) die "--mode must be cloud or local, not '$MODE'" ;; esac
+DATA_DIR="${DATA_DIR:-$(existing DATA_DIR)}"
+DATA_DIR="${DATA_DIR:-$DEFAULT_DATA_DIR}"
+case "$DATA_DIR" in /*) ;; *) die "--data-dir must be absolute" ;; esac
+HTTP_PORT="${HTTP_PORT:-$(existing HTTP_PORT)}"
+HTTP_PORT="${HTTP_PORT:-8090}"
+[[ "$HTTP_PORT" =~ ^[0-9]+$ ]] || die "--http-port must be a number"
+BUDGET="${BUDGET:-$(existing DOWNLOAD_BUDGET)}"
+BUDGET="${BUDGET:-4GB}"
+parse_bytes "$BUDGET" >/dev/null || die "--download-budget '$BUDGET' is not a size like 4GB"
+BOT_API_DIR="$(existing LOCAL_BOT_API_DIR)"
+BOT_API_DIR="${BOT_API_DIR:-$DEFAULT_DATA_DIR/bot-api}"
+BOT_API_TEMP_DIR="$(existing BOT_API_TEMP_DIR)"
+BOT_API_TEMP_DIR="${BOT_API_TEMP_DIR:-$DEFAULT_DATA_DIR/bot-api-temp}"
+if [ "$(existing WEBHOOK_SECRET)" != "" ] && [ "$WEBHOOK" = 0 ]; then WEBHOOK=1; fi
+WEBHOOK_PORT="${WEBHOOK_PORT:-$(existing WEBHOOK_PORT)}"
+WEBHOOK_PORT="${WEBHOOK_PORT:-8091}"
+WEBHOOK_URL="${WEBHOOK_URL:-$(existing WEBHOOK_URL)}"
+log "  mode $MODE, data $DATA_DIR, health port $HTTP_PORT, budget $BUDGET, webhook $([ "$WEBHOOK" = 1 ] && echo on || echo off)"
+if [ -n "$ROOT" ]; then log "  throwaway root: $ROOT (host accounts, packages, docker and systemctl are not touched)"; fi
+
+# ---------------------------------------------------------------------------------------------
+step "system packages (sqlite3, curl; Bun via npm; Docker for local mode)"
+if [ "$SKIP_PACKAGES" = 1 ]; then
+  skip "--skip-packages"
+elif [ -z "$APT_CMD" ]; then
+  skip "apt-get and npm (--root; set APT_GET/NPM to run them)"
+else
+  run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" update -qq
+  run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" install -y -qq --no-install-recommends \
+    ca-certificates curl sqlite3 openssl
+  if command -v bun >/dev/null 2>&1; then
+    log "  = bun $(bun --version 2>/dev/null || echo '?') present"
+  else
+    command -v npm >/dev/null 2>&1 ||
+      run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" install -y -qq --no-install-recommends nodejs npm
+    run "$NPM_CMD" install -g bun
+  fi
+  if [ "$MODE" = local ]; then
+    if command -v docker >/dev/null 2>&1; then
+      log "  = docker present"
+    else
+      run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" install -y -qq --no-install-recommends docker.io
+    fi
+    if ! docker compose version >/dev/null 2>&1 && ! command -v docker-compose >/dev/null 2>&1; then
+      # Ubuntu ships compose v2 as docker-compose-v2; Debian 12 only has the v1 docker-compose.
+      run sh -c "DEBIAN_FRONTEND=noninteractive $APT_CMD install -y -qq --no-install-recommends docker-compose-v2 ||
+        DEBIAN_FRONTEND=noninteractive $APT_CMD install -y -qq --no-install-recommends docker-compose"
+      if docker compose version >/dev/null 2>&1; then COMPOSE_CMD=(docker compose); else COMPOSE_CMD=(docker-compose); fi
+    fi
+    if [ -n "$SYSTEMCTL_CMD" ]; then run "$SYSTEMCTL_CMD" enable --now docker.service; fi
+  fi
+fi
+# The units run /usr/local/bin/bun; npm may have put it elsewhere (e.g. /usr/bin/bun).
+bun_link="$(rp /usr/local/bin/bun)"
+if [ -n "$ROOT" ]; then
+  skip "link /usr/local/bin/bun (--root)"
+elif [ -x "$bun_link" ]; then
+  log "  = /usr/local/bin/bun present"
+elif bun_path="$(command -v bun 2>/dev/null)"; then
+  run ln -sfn "$(readlink -f "$bun_path")" "$bun_link"
+elif [ "$DRY_RUN" = 1 ]; then
+  show_cmd ln -sfn "<npm global bin>/bun" /usr/local/bin/bun
+else
+  die "bun not found after install; install Bun and re-run"
+fi
+
+# ---------------------------------------------------------------------------------------------
+step "accounts: user docket, group $BOT_API_GROUP (gid $BOT_API_GID, the Bot API server's files)"
+group_file="$(rp /etc/group)"
+gid_owner="$(awk -F: -v g="$BOT_API_GID" '$3 == g { print $1; exit }' "$group_file" 2>/dev/null || true)"
+BOT_API_GROUP_EFFECTIVE="$BOT_API_GROUP"
+if [ -n "$gid_owner" ] && [ "$gid_owner" != "$BOT_API_GROUP" ]; then
+  warn "gid $BOT_API_GID already belongs to group '$gid_owner'; docket joins that group instead (docs/local-mode.md)"
+  BOT_API_GROUP_EFFECTIVE="$gid_owner"
+fi
+if [ -n "$ROOT" ] && [ -z "${USERADD:-}" ]; then
+  skip "groupadd/useradd (--root)"
+else
+  if [ -z "$gid_owner" ]; then
+    run "${GROUPADD:-groupadd}" --system --gid "$BOT_API_GID" "$BOT_API_GROUP"
+  else
+    log "  = group $gid_owner (gid $BOT_API_GID) exists"
+  fi
+  if user_exists docket; then
+    log "  = user docket exists"
+  else
+    run "${USERADD:-useradd}" --system --user-group --home-dir "$DATA_DIR" --no-create-home \
+      --shell /usr/sbin/nologin --comment "docket Telegram bot" docket
+  fi
+  run usermod -a -G "$BOT_API_GROUP_EFFECTIVE" docket
+fi
+
+# ---------------------------------------------------------------------------------------------
+step "configuration in $ETC (docket.env mode 0600)"
+token=""
+token_source=""
+if [ -n "$TOKEN_FILE" ]; then
+  if [ "$TOKEN_FILE" = - ]; then IFS= read -r token || true; else token="$(head -n1 "$TOKEN_FILE")"; fi
+  token_source="--token-file"
+elif [ -n "${BOT_TOKEN:-}" ]; then
+  token="$BOT_TOKEN"
+  token_source="\$BOT_TOKEN"
+elif [ -n "$(existing BOT_TOKEN)" ]; then
+  token_source="existing docket.env"
+elif [ "$DRY_RUN" = 1 ]; then
+  token_source="prompt (skipped in dry-run)"
+elif [ "$INTERACTIVE" = 1 ]; then
+  printf 'Bot token from @BotFather (input hidden): ' >/dev/tty
+  IFS= read -rs token </dev/tty || true
+  printf '\n' >/dev/tty
+  token_source="prompt"
+else
+  die "no bot token: pass --token-file FILE or BOT_TOKEN=… (or run interactively)"
+fi
+token="${token//[[:space:]]/}"
+if [ -n "$token" ] && [[ ! "$token" =~ ^[0-9]+:[A-Za-z0-9_-]{20,}$ ]]; then
+  die "the bot token does not look like 123456789:AA… (digits, colon, 20+ letters); it is not shown here"
+fi
+log "  token: from $token_source (never printed)"
+
+api_hash=""
+if [ "$MODE" = local ]; then
+  API_ID="${API_ID:-${TELEGRAM_API_ID:-$(env_get "$(rp "$ETC/bot-api.env")" TELEGRAM_API_ID)}}"
+  if [ -n "$API_HASH_FILE" ]; then
+    api_hash="$(head -n1 "$API_HASH_FILE")"
+  elif [ -n "${TELEGRAM_API_HASH:-}" ]; then
+    api_hash="$TELEGRAM_API_HASH"
+  elif [ -n "$(env_get "$(rp "$ETC/bot-api.env")" TELEGRAM_API_HASH)" ]; then
+    :
+  elif [ "$DRY_RUN" != 1 ] && [ "$INTERACTIVE" = 1 ]; then
+    printf 'api_hash from my.telegram.org (input hidden): ' >/dev/tty
+    IFS= read -rs api_hash </dev/tty || true
+    printf '\n' >/dev/tty
+  elif [ "$DRY_RUN" != 1 ]; then
+    die "local mode needs api_hash: --api-hash-file FILE or TELEGRAM_API_HASH=…"
+  fi
+  if [ -z "$API_ID" ] && [ "$DRY_RUN" != 1 ]; then
+    if [ "$INTERACTIVE" = 1 ]; then
+      printf 'api_id from my.telegram.org: ' >/dev/tty
+      IFS= read -r API_ID </dev/tty || true
+    else
+      die "local mode needs --api-id"
+    fi
+  fi
+  if [ -n "$API_ID" ] && [[ ! "$API_ID" =~ ^[0-9]+$ ]]; then die "--api-id must be a number"; fi
+  api_hash="${api_hash//[[:space:]]/}"
+  if [ -n "$api_hash" ] && [[ ! "$api_hash" =~ ^[0-9a-fA-F]{32}$ ]]; then die "api_hash must be 32 hex digits"; fi
+fi
+
+webhook_secret="$(existing WEBHOOK_SECRET)"
+if [ "$WEBHOOK" = 1 ] && [ -z "$webhook_secret" ]; then
+  # Bot API: secret_token is 1-256 of A-Za-z0-9_- ; 48 random alphanumerics.
+  webhook_secret="$(LC_ALL=C tr -dc 'A-Za-z0-9' </dev/urandom | head -c 48 || true)"
+fi
+
+if [ "$MODE" = local ]; then api_root="http://127.0.0.1:$BOT_API_PORT"; else api_root="https://api.telegram.org"; fi
+
+# render_env — docket.env with every managed key set; other keys of an existing file are kept.
+render_env() {
+  local tmp
+  tmp="$(mktemp)"
+  if [ -r "$ENV_FILE" ]; then
+    cat "$ENV_FILE" >"$tmp"
+  else
+    cat >"$tmp" <<'HEADER'
+# docket configuration (EnvironmentFile of docket*.service). Mode 0600, owner root.
+# Every key is described in docs/install.md and docs/local-mode.md; sizes take units (20MB, 4GB).
+HEADER
+  fi
+  set_key() { env_set_line "$tmp" "$1" "$2" >"$tmp.new" && mv "$tmp.new" "$tmp"; }
+  if [ -n "$token" ]; then set_key BOT_TOKEN "$token"; fi
+  set_key BOT_API_MODE "$MODE"
+  set_key BOT_API_ROOT "$api_root"
+  set_key DATA_DIR "$DATA_DIR"
+  set_key LOCAL_BOT_API_DIR "$BOT_API_DIR"
+  set_key BOT_API_TEMP_DIR "$BOT_API_TEMP_DIR"
+  set_key HTTP_PORT "$HTTP_PORT"
+  set_key DOWNLOAD_BUDGET "$BUDGET"
+  [ -n "$(env_get "$tmp" BACKUP_KEEP)" ] || set_key BACKUP_KEEP 7
+  grep -q '^BACKUP_ARGS=' "$tmp" || set_key BACKUP_ARGS ""
+  if [ "$WEBHOOK" = 1 ]; then
+    set_key WEBHOOK_SECRET "$webhook_secret"
+    set_key WEBHOOK_PORT "$WEBHOOK_PORT"
+    set_key WEBHOOK_PATH "$WEBHOOK_PATH"
+    if [ -n "$WEBHOOK_URL" ]; then set_key WEBHOOK_URL "$WEBHOOK_URL"; fi
+  fi
+  cat "$tmp"
+  rm -f "$tmp"
+}
+
+run mkdir -p "$(rp "$ETC")" "$(rp "$ETC/hooks")" "$(rp "$ETC/backup/pre.d")" "$(rp "$ETC/backup/post.d")"
+run chmod 0755 "$(rp "$ETC")"
+rendered="$(render_env)"
+if [ -r "$ENV_FILE" ] && [ "$rendered" = "$(cat "$ENV_FILE")" ]; then
+  log "  = $ETC/docket.env unchanged"
+  run chmod 0600 "$ENV_FILE"
+else
+  printf '%s\n' "$rendered" | write_file 0600 "$ENV_FILE"
+  log "    keys: $(printf '%s\n' "$rendered" | grep -o '^[A-Z_][A-Z0-9_]*=' | tr -d '=' | tr '\n' ' ')"
+fi
+unset rendered
+
+# compose.env: non-secret variables of compose/docker-compose.yml.
+{
+  printf '# Variables for compose/docker-compose.yml (docker compose --env-file). Written by install.sh.\n'
+  printf 'COMPOSE_PROJECT_NAME=docket\n'
+  printf 'DOCKET_ETC_DIR=%s\n' "$ETC"
+  printf 'DOCKET_BOT_API_DIR=%s\n' "$BOT_API_DIR"
+  printf 'DOCKET_BOT_API_TEMP_DIR=%s\n' "$BOT_API_TEMP_DIR"
+  printf 'DOCKET_BOT_API_PORT=%s\n' "$BOT_API_PORT"
+  printf 'DOCKET_TLS_CERT=%s\n' "${TLS_CERT:-$(env_get "$(rp "$ETC/compose.env")" DOCKET_TLS_CERT)}"
+  printf 'DOCKET_TLS_KEY=%s\n' "${TLS_KEY:-$(env_get "$(rp "$ETC/compose.env")" DOCKET_TLS_KEY)}"
+} | write_file 0644 "$(rp "$ETC/compose.env")"
+
+if [ "$MODE" = local ]; then
+  if [ -n "$api_hash" ] || [ -n "$API_ID" ]; then
+    existing_hash="$(env_get "$(rp "$ETC/bot-api.env")" TELEGRAM_API_HASH)"
+    {
+      printf '# Credentials of the local Bot API server (my.telegram.org). Mode 0600.\n'
+      printf 'TELEGRAM_API_ID=%s\n' "$API_ID"
+      printf 'TELEGRAM_API_HASH=%s\n' "${api_hash:-$existing_hash}"
+    } | write_file 0600 "$(rp "$ETC/bot-api.env")"
+  else
+    skip "bot-api.env (kept as it is)"
+  fi
+fi
+if [ "$WEBHOOK" = 1 ]; then
+  {
+    printf '# Generated by install.sh for compose/nginx/docket.conf. Mode 0640. Holds WEBHOOK_SECRET.\n'
+    # shellcheck disable=SC2016 # nginx variables, not shell ones
+    printf 'map $http_x_telegram_bot_api_secret_token $docket_secret_ok {\n    default 0;\n    "~^%s$" 1;\n}\n' "$webhook_secret"
+    printf 'upstream docket_webhook {\n    server 127.0.0.1:%s;\n    keepalive 4;\n}\n' "$WEBHOOK_PORT"
+  } | write_file 0640 "$(rp "$ETC/nginx/webhook.conf")"
+fi
+
+# ---------------------------------------------------------------------------------------------
+step "disk layout under $DATA_DIR"
+layout_args=(--env-file "$ETC/docket.env" --data-dir "$DATA_DIR" --mode "$MODE" --budget "$BUDGET")
+if [ -n "$ROOT" ]; then layout_args+=(--root "$ROOT"); fi
+if [ "$DRY_RUN" = 1 ]; then layout_args+=(--dry-run); fi
+show_cmd bash "$HERE/disk-layout.sh" "${layout_args[@]}"
+layout_status=0
+STEP_PARENT="$STEP_NO" bash "$HERE/disk-layout.sh" "${layout_args[@]}" || layout_status=$?
+if [ "$layout_status" -ne 0 ]; then exit "$layout_status"; fi
+
+# ---------------------------------------------------------------------------------------------
+step "application into $APP_DIR (release directory + 'current' link)"
+# Release id = version + hash of the shipped files: unchanged source → same directory.
+ship_list() {
+  (cd "$SRC" && find . \( -path ./node_modules -o -path ./.git -o -path ./var -o -path ./samples \
+    -o -path ./bench -o -path ./test -o -path ./coverage \) -prune -o -type f -print | LC_ALL=C sort)
+}
+version="$(sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$SRC/package.json" | head -n1)"
+content_hash="$(cd "$SRC" && ship_list | tr '\n' '\0' | xargs -0 sha256sum | sha256sum | cut -c1-12)"
+release="${version:-0}-$content_hash"
+release_dir="$(rp "$APP_DIR/releases/$release")"
+if [ -d "$release_dir" ] && [ -f "$release_dir/.complete" ]; then
+  log "  = release $release already installed"
+else
+  run mkdir -p "$release_dir.tmp"
+  show_cmd tar -C "$SRC" -cf - "<files of ship_list>" "|" tar -C "$release_dir.tmp" -xf -
+  if [ "$DRY_RUN" != 1 ]; then
+    (cd "$SRC" && ship_list | tar -cf - --no-recursion -T -) | tar -C "$release_dir.tmp" -xf -
+  fi
+  if [ -n "$ROOT" ] && [ -z "${WITH_DEPS:-}" ]; then
+    skip "bun install (--root; set WITH_DEPS=1 to run it)"
+  else
+    run sh -c "cd '$release_dir.tmp' && bun install --frozen-lockfile"
+  fi
+  run touch "$release_dir.tmp/.complete"
+  run rm -rf "$release_dir"
+  run mv "$release_dir.tmp" "$release_dir"
+fi
+run chmod -R go-w "$release_dir"
+run ln -sfn "releases/$release" "$(rp "$APP_DIR/current")"
+# Keep the three newest releases for rollback (docs/upgrading.md).
+if [ -d "$(rp "$APP_DIR/releases")" ]; then
+  kept=0
+  while IFS= read -r old; do
+    case "$old" in "" | *.tmp) continue ;; esac
+    kept=$((kept + 1))
+    if [ "$kept" -gt 3 ] && [ "$old" != "$release" ]; then run rm -rf "$(rp "$APP_DIR/releases/$old")"; fi
+  done < <(cd "$(rp "$APP_DIR/releases")" && ls -1t)
+fi
+
+# ---------------------------------------------------------------------------------------------
+step "systemd units into $UNIT_DIR"
+unit_dir="$(rp "$UNIT_DIR")"
+run mkdir -p "$unit_dir"
+for unit in "$SRC"/systemd/*.service "$SRC"/systemd/*.timer; do
+  run install -m 0644 "$unit" "$unit_dir/$(basename "$unit")"
+done
+dropin="$unit_dir/docket.service.d"
+janitor_dropin="$unit_dir/docket-janitor.service.d"
+if [ "$BOT_API_GROUP_EFFECTIVE" != "$BOT_API_GROUP" ]; then
+  for d in "$dropin" "$janitor_dropin"; do
+    printf '[Service]\n# gid %s is held by group %s on this host (install.sh).\nSupplementaryGroups=\nSupplementaryGroups=%s\n' \
+      "$BOT_API_GID" "$BOT_API_GROUP_EFFECTIVE" "$BOT_API_GROUP_EFFECTIVE" | write_file 0644 "$d/10-botapi-group.conf"
+  done
+fi
+if [ "$DATA_DIR" != "$DEFAULT_DATA_DIR" ]; then
+  for d in "$dropin" "$janitor_dropin"; do
+    printf '[Service]\n# DATA_DIR is %s (install.sh --data-dir).\nReadWritePaths=\nReadWritePaths=%s/db %s/downloads %s/work %s/results\n' \
+      "$DATA_DIR" "$DATA_DIR" "$DATA_DIR" "$DATA_DIR" "$DATA_DIR" | write_file 0644 "$d/20-data-dir.conf"
+  done
+  printf '[Service]\nReadWritePaths=\nReadWritePaths=%s/db %s/backups\n' "$DATA_DIR" "$DATA_DIR" |
+    write_file 0644 "$unit_dir/docket-backup.service.d/20-data-dir.conf"
+fi
+
+# ---------------------------------------------------------------------------------------------
+compose_file="$APP_DIR/current/compose/docker-compose.yml"
+compose() { # compose ARG… — docker compose with the project's file and env file
+  if [ "${#COMPOSE_CMD[@]}" -eq 0 ]; then skip "docker compose $* (--root; set DOCKER_COMPOSE to run it)"; return 0; fi
+  run "${COMPOSE_CMD[@]}" -p docket -f "$(rp "$compose_file")" --env-file "$(rp "$ETC/compose.env")" "$@"
+}
+step "local Bot API server (docker compose, 127.0.0.1:$BOT_API_PORT)"
+if [ "$MODE" != local ]; then
+  skip "cloud mode uses api.telegram.org"
+else
+  if [ "$LOGOUT_CLOUD" = 1 ]; then
+    # logOut on the cloud server before the first local start (Bot API: logOut). The token goes
+    # through curl's stdin config, never through argv or the log.
+    if [ "$DRY_RUN" = 1 ] || [ -n "$ROOT" ]; then
+      skip "logOut on api.telegram.org (dry-run/--root)"
+    else
+      cloud_token="${token:-$(existing BOT_TOKEN)}"
+      log "  + curl logOut on api.telegram.org (token hidden)"
+      printf 'url = "https://api.telegram.org/bot%s/logOut"\n' "$cloud_token" |
+        "$CURL_CMD" -sS --max-time 20 --config - >/dev/null || warn "logOut failed; see docs/local-mode.md"
+      unset cloud_token
+    fi
+  fi
+  compose pull bot-api
+  compose up -d bot-api
+fi
+
+step "webhook nginx (compose profile webhook)"
+if [ "$WEBHOOK" != 1 ]; then
+  skip "long polling (no --webhook)"
+else
+  compose --profile webhook up -d nginx
+fi
+
+# ---------------------------------------------------------------------------------------------
+step "start units"
+if [ "$NO_START" = 1 ]; then
+  skip "--no-start"
+elif [ -z "$SYSTEMCTL_CMD" ]; then
+  skip "systemctl (--root; set SYSTEMCTL to run it)"
+else
+  run "$SYSTEMCTL_CMD" daemon-reload
+  run "$SYSTEMCTL_CMD" enable docket.service docket-janitor.timer docket-backup.timer
+  run "$SYSTEMCTL_CMD" restart docket.service
+  run "$SYSTEMCTL_CMD" start docket-janitor.timer docket-backup.timer
+fi
+
+# ---------------------------------------------------------------------------------------------
+step "health check http://127.0.0.1:$HTTP_PORT/healthz"
+if [ "$NO_START" = 1 ] || [ -z "$SYSTEMCTL_CMD" ]; then
+  skip "service not started"
+elif [ "$DRY_RUN" = 1 ]; then
+  show_cmd "$CURL_CMD" -fsS --max-time 2 "http://127.0.0.1:$HTTP_PORT/healthz"
+else
+  deadline=$((SECONDS + HEALTH_TIMEOUT))
+  healthy=0
+  while :; do
+    if body="$("$CURL_CMD" -fsS --max-time 2 "http://127.0.0.1:$HTTP_PORT/healthz" 2>/dev/null)"; then
+      healthy=1
+      break
+    fi
+    [ "$SECONDS" -ge "$deadline" ] && break
+    sleep 1
+  done
+  if [ "$healthy" != 1 ]; then
+    printf 'error: no healthy answer from http://127.0.0.1:%s/healthz within %ss\n' "$HTTP_PORT" "$HEALTH_TIMEOUT" >&2
+    printf '       look at: journalctl -u docket.service -n 100 --no-pager\n' >&2
+    exit 4
+  fi
+  log "  healthy: ${body:0:200}"
+fi
+
+# ---------------------------------------------------------------------------------------------
+step "next steps"
+cat >&2 <<EOF
+  docket $release is installed ($MODE mode).
+  - Logs:            journalctl -u docket.service -f
+  - Health/metrics:  curl http://127.0.0.1:$HTTP_PORT/healthz ; curl http://127.0.0.1:$HTTP_PORT/metrics
+  - Configuration:   $ETC/docket.env (then: systemctl restart docket.service)
+  - Backups:         nightly to $DATA_DIR/backups (docs/backup.md); hooks in $ETC/backup/{pre.d,post.d}
+  - Failure hook:    put an executable at $ETC/hooks/on-failure (gets the failed unit's name)
+EOF
+if [ "$MODE" = local ]; then
+  cat >&2 <<EOF
+  - Local mode: the bot must have been logged out of api.telegram.org once (--logout-cloud, or
+    docs/local-mode.md). Server logs: journalctl CONTAINER_TAG=docket-bot-api
+EOF
+fi
+if [ "$WEBHOOK" = 1 ]; then
+  cat >&2 <<EOF
+  - Webhook: nginx serves POST $WEBHOOK_PATH on :443 with the secret from docket.env;
+    TLS files: DOCKET_TLS_CERT / DOCKET_TLS_KEY in $ETC/compose.env.
+EOF
+fi
+if [ "$DRY_RUN" = 1 ]; then log "dry run: nothing was changed"; fi
+log "done"

@@ -1,0 +1,166 @@
+# shellcheck shell=bash
+# scripts/lib/common.sh — helpers shared by install.sh, disk-layout.sh, backup.sh and restore.sh.
+#
+# Sourced, never run. Conventions every caller follows:
+#   DRY_RUN=1   print each action as "  + command" and change nothing.
+#   ROOT=DIR    a throwaway root: every absolute system path goes through `rp` and lands under DIR.
+#   Commands that touch the host outside ROOT can be replaced for tests through environment
+#   variables: SYSTEMCTL, DOCKER_COMPOSE, APT_GET, NPM, USERADD, GROUPADD, CURL (e.g. SYSTEMCTL=/bin/true).
+
+DRY_RUN="${DRY_RUN:-0}"
+ROOT="${ROOT:-}"
+STEP_NO=0
+
+# log MESSAGE… — operator-facing progress line on stderr.
+log() { printf '%s\n' "$*" >&2; }
+
+# warn MESSAGE… — a problem that does not stop the script.
+warn() { printf 'warning: %s\n' "$*" >&2; }
+
+# die MESSAGE… — print and exit 1.
+die() {
+  printf 'error: %s\n' "$*" >&2
+  exit 1
+}
+
+# step TITLE — numbered step header; install.sh --dry-run prints one per step (asserted by tests).
+# A script called by another gets STEP_PARENT (the caller's step number) and prints "5.1", "5.2"….
+step() {
+  STEP_NO=$((STEP_NO + 1))
+  printf '==> step %s%d: %s\n' "${STEP_PARENT:+$STEP_PARENT.}" "$STEP_NO" "$*" >&2
+}
+
+# rp PATH — the path as seen inside ROOT ("" = the real system).
+rp() { printf '%s%s' "$ROOT" "$1"; }
+
+# show_cmd ARG… — print a command line shell-quoted, prefixed with "  + ".
+show_cmd() {
+  local out="  +" a
+  for a in "$@"; do out+=" $(printf '%q' "$a")"; done
+  printf '%s\n' "$out" >&2
+}
+
+# run ARG… — print the command; execute it unless DRY_RUN=1.
+run() {
+  show_cmd "$@"
+  if [ "$DRY_RUN" = 1 ]; then return 0; fi
+  "$@"
+}
+
+# skip WHY — announce a step part that is not done (dry-run, --root, mode …).
+skip() { printf '  - skipped: %s\n' "$*" >&2; }
+
+# write_file MODE DEST [OWNER] — write stdin to DEST atomically with MODE (and OWNER if given).
+# The content is never printed (it may hold secrets); dry-run only names the file.
+write_file() {
+  local mode="$1" dest="$2" owner="${3:-}" tmp
+  if [ "$DRY_RUN" = 1 ]; then
+    printf '  + write %s (mode %s%s)\n' "$dest" "$mode" "${owner:+, owner $owner}" >&2
+    cat >/dev/null
+    return 0
+  fi
+  printf '  + write %s (mode %s%s)\n' "$dest" "$mode" "${owner:+, owner $owner}" >&2
+  mkdir -p "$(dirname "$dest")"
+  tmp="$(mktemp "$dest.XXXXXX")"
+  chmod "$mode" "$tmp"
+  cat >"$tmp"
+  if [ -n "$owner" ]; then chown "$owner" "$tmp"; fi
+  mv -f "$tmp" "$dest"
+}
+
+# env_get FILE KEY — print KEY's value from a KEY=VALUE file (last one wins; quotes stripped).
+# The file is parsed, never sourced, so a hostile value cannot run code.
+env_get() {
+  local file="$1" key="$2" line val=""
+  [ -r "$file" ] || return 0
+  while IFS= read -r line || [ -n "$line" ]; do
+    case "$line" in
+      "$key="*)
+        val="${line#"$key="}"
+        val="${val%\"}"
+        val="${val#\"}"
+        val="${val%\'}"
+        val="${val#\'}"
+        ;;
+    esac
+  done <"$file"
+  printf '%s' "$val"
+}
+
+# env_set_line FILE KEY VALUE — print FILE's content with KEY set to VALUE (replaced in place or appended).
+env_set_line() {
+  local file="$1" key="$2" value="$3" line found=0
+  if [ -r "$file" ]; then
+    while IFS= read -r line || [ -n "$line" ]; do
+      case "$line" in
+        "$key="*)
+          printf '%s=%s\n' "$key" "$value"
+          found=1
+          ;;
+        *) printf '%s\n' "$line" ;;
+      esac
+    done <"$file"
+  fi
+  if [ "$found" = 0 ]; then printf '%s=%s\n' "$key" "$value"; fi
+}
+
+# parse_bytes SIZE — bytes from "4GB", "2000MB", "1.5GiB" or a plain count (binary units, as bot/config.ts).
+parse_bytes() {
+  local raw="${1// /}" num unit mult
+  raw="${raw,,}"
+  if [[ ! "$raw" =~ ^([0-9]+(\.[0-9]+)?)(b|kb|mb|gb|tb|kib|mib|gib|tib)?$ ]]; then
+    return 1
+  fi
+  num="${BASH_REMATCH[1]}"
+  unit="${BASH_REMATCH[3]:-b}"
+  unit="${unit/i/}"
+  case "$unit" in
+    b) mult=1 ;;
+    kb) mult=1024 ;;
+    mb) mult=$((1024 ** 2)) ;;
+    gb) mult=$((1024 ** 3)) ;;
+    tb) mult=$((1024 ** 4)) ;;
+  esac
+  awk -v n="$num" -v m="$mult" 'BEGIN { printf "%.0f\n", n * m }'
+}
+
+# human_bytes N — "1.5 GiB"-style rendering for messages.
+human_bytes() {
+  awk -v n="$1" 'BEGIN { split("B KiB MiB GiB TiB", u, " "); i = 1; while (n >= 1024 && i < 5) { n /= 1024; i++ } printf "%.1f %s\n", n, u[i] }'
+}
+
+# free_bytes PATH — bytes available to unprivileged users on the file system holding PATH
+# (or its nearest existing ancestor, so it works before the directory is created).
+free_bytes() {
+  local p="$1"
+  while [ ! -e "$p" ] && [ "$p" != "/" ]; do p="$(dirname "$p")"; done
+  df -P -B1 "$p" | awk 'NR == 2 { print $4 }'
+}
+
+# run_hooks DIR PHASE — run every executable regular file in DIR in name order (run-parts style),
+# skipping editor backups and dotfiles. Stops at the first failing hook (returns its status).
+run_hooks() {
+  local dir="$1" phase="$2" hook status
+  [ -d "$dir" ] || return 0
+  for hook in "$dir"/*; do
+    if [ ! -f "$hook" ] || [ ! -x "$hook" ]; then continue; fi
+    case "$(basename "$hook")" in
+      .* | *~ | *.dpkg-* | *.bak) continue ;;
+    esac
+    log "hook ($phase): $hook"
+    if [ "$DRY_RUN" = 1 ]; then
+      show_cmd "$hook"
+      continue
+    fi
+    status=0
+    "$hook" || status=$?
+    if [ "$status" -ne 0 ]; then
+      warn "hook $hook exited with $status"
+      return "$status"
+    fi
+  done
+  return 0
+}
+
+# user_exists NAME — true when the account exists on this host.
+user_exists() { getent passwd "$1" >/dev/null 2>&1; }

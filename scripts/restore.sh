@@ -1,0 +1,121 @@
+#!/usr/bin/env bash
+# restore.sh — put a backup made by backup.sh back in place.
+#
+# Usage: restore.sh [--no-service] [--with-results] [--data-dir DIR] [--root DIR] [--dry-run] BACKUP
+#   BACKUP   a backup directory (DATA_DIR/backups/docket-YYYYmmddTHHMMSSZ) or a docket.sqlite file
+#
+# Steps:
+#   1. verify: SHA256SUMS (when present) and PRAGMA integrity_check on the backup's database;
+#      nothing is touched when either fails;
+#   2. stop docket.service (unless --no-service; use that when the bot is not run by systemd);
+#   3. move the current db/docket.sqlite and its -wal/-shm aside into db/pre-restore-<stamp>/
+#      (a stale -wal next to a restored file would corrupt it), copy the backup in, chown it
+#      to docket, and check integrity again in place;
+#   4. with --with-results, move results/ aside the same way and unpack results.tar;
+#   5. start docket.service again if it was running (unless --no-service).
+# SYSTEMCTL replaces systemctl (tests). DATA_DIR: --data-dir, else $DATA_DIR, else docket.env, else /var/lib/docket.
+set -euo pipefail
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+# shellcheck source=scripts/lib/common.sh
+. "$HERE/lib/common.sh"
+
+usage() { sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+
+SERVICE=1 WITH_RESULTS=0 DATA_DIR_ARG="" BACKUP=""
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --no-service) SERVICE=0 ;;
+    --with-results) WITH_RESULTS=1 ;;
+    --data-dir) DATA_DIR_ARG="${2:?}"; shift ;;
+    --root) ROOT="${2:?}"; shift ;;
+    --dry-run) DRY_RUN=1 ;;
+    -h | --help) usage; exit 0 ;;
+    -*) die "unknown option: $1 (see --help)" ;;
+    *) [ -z "$BACKUP" ] || die "only one BACKUP"; BACKUP="$1" ;;
+  esac
+  shift
+done
+ROOT="${ROOT%/}"
+[ -n "$BACKUP" ] || die "which backup? (see --help)"
+command -v sqlite3 >/dev/null 2>&1 || die "sqlite3 is not installed (apt-get install sqlite3)"
+
+DATA_DIR="${DATA_DIR_ARG:-${DATA_DIR:-$(env_get "$(rp /etc/docket/docket.env)" DATA_DIR)}}"
+DATA_DIR="${DATA_DIR:-/var/lib/docket}"
+SYSTEMCTL_CMD="${SYSTEMCTL:-systemctl}"
+
+if [ -d "$BACKUP" ]; then
+  src_dir="$(cd "$BACKUP" && pwd)"
+  src_db="$src_dir/docket.sqlite"
+else
+  src_dir=""
+  src_db="$BACKUP"
+fi
+[ -f "$src_db" ] || die "no database in the backup: $src_db"
+
+step "verify the backup"
+if [ -n "$src_dir" ] && [ -f "$src_dir/SHA256SUMS" ]; then
+  (cd "$src_dir" && sha256sum --quiet -c SHA256SUMS) || die "checksums do not match in $src_dir"
+  log "  checksums ok"
+fi
+check="$(sqlite3 -readonly "$src_db" "PRAGMA integrity_check;" 2>&1)" || die "cannot open $src_db: ${check:0:300}"
+[ "$check" = ok ] || die "integrity_check of $src_db failed: ${check:0:500}"
+log "  integrity_check: ok"
+if [ "$WITH_RESULTS" = 1 ] && { [ -z "$src_dir" ] || [ ! -f "$src_dir/results.tar" ]; }; then
+  die "--with-results, but the backup has no results.tar"
+fi
+
+db_dir="$(rp "$DATA_DIR/db")"
+target="$db_dir/docket.sqlite"
+stamp="$(date -u +%Y%m%dT%H%M%SZ)"
+was_active=0
+
+step "stop docket.service"
+if [ "$SERVICE" = 1 ]; then
+  if "$SYSTEMCTL_CMD" is-active --quiet docket.service 2>/dev/null; then was_active=1; fi
+  run "$SYSTEMCTL_CMD" stop docket.service
+else
+  skip "--no-service (make sure the bot is not running)"
+fi
+
+step "restore the database into $DATA_DIR/db"
+run mkdir -p "$db_dir"
+# The current file moves aside together with its -wal/-shm, under the same names, so the set
+# stays openable (committed rows may still live only in the -wal).
+aside="$db_dir/pre-restore-$stamp"
+for f in "$target" "$target-wal" "$target-shm" "$target-journal"; do
+  if [ -e "$f" ]; then
+    run mkdir -p "$aside"
+    run mv "$f" "$aside/"
+  fi
+done
+run cp "$src_db" "$target.restoring"
+run chmod 0640 "$target.restoring"
+if user_exists docket; then run chown docket:docket "$target.restoring"; else skip "chown docket (no such user)"; fi
+run mv "$target.restoring" "$target"
+if [ "$DRY_RUN" != 1 ]; then
+  after="$(sqlite3 "$target" "PRAGMA integrity_check;")"
+  [ "$after" = ok ] || die "integrity_check after restore failed: ${after:0:300} (previous files kept in $aside)"
+  log "  integrity_check in place: ok"
+fi
+
+step "results"
+if [ "$WITH_RESULTS" = 1 ]; then
+  results="$(rp "$DATA_DIR/results")"
+  if [ -e "$results" ]; then run mv "$results" "$results.pre-restore-$stamp"; fi
+  run tar -C "$(rp "$DATA_DIR")" -xf "$src_dir/results.tar"
+  if user_exists docket; then run chown -R docket:docket "$results"; fi
+else
+  skip "results kept as they are (--with-results to restore them)"
+fi
+
+step "start docket.service"
+if [ "$SERVICE" = 1 ]; then
+  if [ "$was_active" = 1 ]; then
+    run "$SYSTEMCTL_CMD" start docket.service
+  else
+    skip "docket.service was not running before the restore; start it yourself"
+  fi
+else
+  skip "--no-service"
+fi
+log "restore done from $BACKUP; previous files: db/pre-restore-$stamp/ and results.pre-restore-$stamp (delete them once the bot is fine)"

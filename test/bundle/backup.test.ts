@@ -1,0 +1,182 @@
+/**
+ * scripts/backup.sh → scripts/restore.sh round trip on a real SQLite database (bun:sqlite,
+ * WAL, a writer connection held open during the backup), in a throwaway root: consistency,
+ * checksums, rotation, pre.d/post.d hooks, results, and restore's refusal of a damaged copy.
+ */
+import { Database } from "bun:sqlite";
+import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, closeSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeRecorder, makeTempDir, modeOf, removeDir, runCmd, toolPolicy, writeExecutable } from "./helpers";
+
+const policy = toolPolicy("sqlite3");
+let root = "";
+let data = "";
+let backups = "";
+let recLog = "";
+let systemctl = "";
+
+/**
+ * Rows of table `notes` in the database at `path`, in id order. Opened read-write: a WAL-mode
+ * file without its -shm cannot be opened read-only.
+ */
+function rows(path: string): string[] {
+  const db = new Database(path);
+  try {
+    return db.query<{ body: string }, []>("SELECT body FROM notes ORDER BY id").all().map((r) => r.body);
+  } finally {
+    db.close();
+  }
+}
+
+/** Backup directories (docket-*) in name order = oldest first. */
+const listBackups = () => readdirSync(backups).filter((n) => n.startsWith("docket-")).sort();
+
+const backup = (args: string[] = []) =>
+  runCmd(["bash", "scripts/backup.sh", "--root", root, "--hooks-dir", "/etc/docket/backup", ...args], {
+    env: { DATA_DIR: "/var/lib/docket", BACKUP_DIR: undefined, BACKUP_KEEP: undefined, BACKUP_WITH_RESULTS: undefined },
+  });
+const restore = (args: string[]) =>
+  runCmd(["bash", "scripts/restore.sh", "--root", root, ...args], { env: { SYSTEMCTL: systemctl, REC_LOG: recLog, DATA_DIR: undefined } });
+
+beforeAll(() => {
+  root = makeTempDir("backup");
+  data = join(root, "var/lib/docket");
+  backups = join(data, "backups");
+  for (const d of ["db", "results", "backups"]) mkdirSync(join(data, d), { recursive: true });
+  for (const d of ["pre.d", "post.d"]) mkdirSync(join(root, "etc/docket/backup", d), { recursive: true });
+  recLog = join(root, "calls.log");
+  systemctl = makeRecorder(root, "systemctl", recLog);
+});
+afterAll(() => removeDir(root));
+
+describe.skipIf(policy === "skip")("backup.sh and restore.sh", () => {
+  const dbPath = () => join(data, "db/docket.sqlite");
+
+  it("sqlite3 is installed (CI: scripts/ci-tools.sh)", () => {
+    expect(policy).toBe("run");
+  });
+
+  it("takes a consistent online backup while a writer holds the WAL open, and runs hooks", () => {
+    const db = new Database(dbPath(), { create: true });
+    db.run("PRAGMA journal_mode = WAL");
+    db.run("PRAGMA wal_autocheckpoint = 0"); // keep new rows in the -wal file only
+    db.run("CREATE TABLE notes (id INTEGER PRIMARY KEY, body TEXT NOT NULL)");
+    const insert = db.prepare("INSERT INTO notes (body) VALUES (?)");
+    for (let i = 0; i < 200; i++) insert.run(`row-${i}-${"x".repeat(100)}`);
+    writeFileSync(join(data, "results/job-1.pdf"), "%PDF-1.7 result");
+    const offbox = join(root, "offbox");
+    mkdirSync(offbox);
+    writeExecutable(join(root, "etc/docket/backup/pre.d/10-note"), `#!/bin/sh\necho "$BACKUP_PHASE $BACKUP_DIR" > '${root}/pre.txt'\n`);
+    writeExecutable(join(root, "etc/docket/backup/post.d/50-offbox"), `#!/bin/sh\ncp -r "$BACKUP_PATH" '${offbox}/'\n`);
+    writeFileSync(join(root, "etc/docket/backup/post.d/README"), "not executable: ignored\n");
+    try {
+      expect(existsSync(`${dbPath()}-wal`)).toBe(true);
+      const r = backup(["--with-results"]);
+      expect(r.stderr).toContain("integrity_check: ok");
+      expect(r.status).toBe(0);
+    } finally {
+      db.close();
+    }
+    const [name] = listBackups();
+    expect(name).toMatch(/^docket-\d{8}T\d{6}Z$/);
+    const dir = join(backups, name!);
+    expect(rows(join(dir, "docket.sqlite"))).toHaveLength(200);
+    expect(rows(join(dir, "docket.sqlite"))[199]).toBe(`row-199-${"x".repeat(100)}`);
+    expect(readFileSync(join(dir, "MANIFEST"), "utf8")).toContain("with_results=true");
+    expect(runCmd(["sha256sum", "-c", "SHA256SUMS"], { cwd: dir }).status).toBe(0);
+    expect(modeOf(join(dir, "docket.sqlite"))).toBe("640");
+    expect(readFileSync(join(root, "pre.txt"), "utf8")).toBe(`pre ${backups}\n`);
+    expect(readFileSync(join(offbox, name!, "docket.sqlite"))).toEqual(readFileSync(join(dir, "docket.sqlite")));
+    expect(readdirSync(backups).filter((n) => n.startsWith("."))).toEqual([]); // no partial left
+  });
+
+  it("rotates: keeps the newest N docket-* backups and nothing else is touched", () => {
+    for (const old of ["docket-20200101T000000Z", "docket-20200102T000000Z", "docket-20200103T000000Z"]) {
+      cpSync(join(backups, listBackups().at(-1)!), join(backups, old), { recursive: true });
+    }
+    mkdirSync(join(backups, "operator-notes"));
+    const newestBefore = listBackups().at(-1)!;
+    const r = backup(["--keep", "2"]);
+    expect(r.status).toBe(0);
+    const left = listBackups();
+    expect(left).toHaveLength(2);
+    expect(left[0]).toBe(newestBefore);
+    expect(left[1]! > newestBefore).toBe(true);
+    expect(existsSync(join(backups, "operator-notes"))).toBe(true);
+    expect(readFileSync(join(backups, left[1]!, "MANIFEST"), "utf8")).toContain("with_results=false");
+  });
+
+  it("a failing pre hook aborts with no backup; a failing post hook keeps it but fails", () => {
+    const before = listBackups();
+    writeExecutable(join(root, "etc/docket/backup/pre.d/20-fail"), "#!/bin/sh\nexit 7\n");
+    const pre = backup();
+    expect(pre.status).not.toBe(0);
+    expect(pre.stderr).toContain("a pre hook failed");
+    expect(listBackups()).toEqual(before);
+    runCmd(["rm", join(root, "etc/docket/backup/pre.d/20-fail")]);
+
+    writeExecutable(join(root, "etc/docket/backup/post.d/90-fail"), "#!/bin/sh\nexit 5\n");
+    const post = backup(["--keep", "10"]);
+    expect(post.status).not.toBe(0);
+    expect(post.stderr).toContain("a post hook failed (status 5)");
+    expect(listBackups()).toHaveLength(before.length + 1);
+    runCmd(["rm", join(root, "etc/docket/backup/post.d/90-fail")]);
+  });
+
+  it("restores the database and results, moving the current files aside", () => {
+    const withResults = listBackups().find((n) => readFileSync(join(backups, n, "MANIFEST"), "utf8").includes("with_results=true"))!;
+    expect(withResults).toBeDefined();
+    // The live database moves on after the backup: more rows, and a results file is gone.
+    const db = new Database(dbPath());
+    db.run("INSERT INTO notes (body) VALUES ('after-backup')");
+    db.close();
+    runCmd(["rm", join(data, "results/job-1.pdf")]);
+    expect(rows(dbPath())).toHaveLength(201);
+
+    writeFileSync(recLog, "");
+    const r = restore(["--with-results", join(backups, withResults)]);
+    expect(r.stderr).toContain("integrity_check in place: ok");
+    expect(r.status).toBe(0);
+    expect(rows(dbPath())).toHaveLength(200);
+    expect(readFileSync(join(data, "results/job-1.pdf"), "utf8")).toBe("%PDF-1.7 result");
+    // The previous set (main file + its uncheckpointed -wal) is kept together and still opens.
+    const aside = readdirSync(join(data, "db")).filter((n) => /^pre-restore-\d{8}T\d{6}Z$/.test(n));
+    expect(aside).toHaveLength(1);
+    expect(readdirSync(join(data, "db", aside[0]!))).toContain("docket.sqlite");
+    expect(rows(join(data, "db", aside[0]!, "docket.sqlite"))).toHaveLength(201);
+    expect(readdirSync(join(data, "db")).filter((n) => n.startsWith("docket.sqlite-"))).toEqual([]);
+    expect(readFileSync(recLog, "utf8").trim().split("\n")).toEqual([
+      "systemctl is-active --quiet docket.service",
+      "systemctl stop docket.service",
+      "systemctl start docket.service",
+    ]);
+  });
+
+  it("--no-service leaves systemd alone", () => {
+    writeFileSync(recLog, "");
+    const r = restore(["--no-service", join(backups, listBackups()[0]!)]);
+    expect(r.status).toBe(0);
+    expect(readFileSync(recLog, "utf8")).toBe("");
+  });
+
+  it("refuses a damaged backup and leaves the live database untouched", () => {
+    const live = readFileSync(dbPath());
+    const src = join(backups, listBackups()[0]!);
+    const bad = join(root, "bad");
+    cpSync(src, bad, { recursive: true });
+    const fd = openSync(join(bad, "docket.sqlite"), "r+");
+    writeSync(fd, Buffer.alloc(2048, 0xa5), 0, 2048, 4096 + 16); // inside page 2
+    closeSync(fd);
+    writeFileSync(recLog, "");
+    const sums = restore([bad]);
+    expect(sums.status).not.toBe(0);
+    expect(sums.stderr).toContain("checksums do not match");
+    // Without SHA256SUMS the SQLite check catches it.
+    const direct = restore([join(bad, "docket.sqlite")]);
+    expect(direct.status).not.toBe(0);
+    expect(direct.stderr).toMatch(/integrity_check of .* failed|cannot open/);
+    expect(readFileSync(dbPath())).toEqual(live);
+    expect(readFileSync(recLog, "utf8")).toBe(""); // never stopped the service
+  });
+});

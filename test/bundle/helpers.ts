@@ -1,0 +1,154 @@
+/**
+ * Shared helpers of the appliance-bundle tests (test/bundle): paths, external tools, throwaway
+ * roots, command runs and tree snapshots. Nothing here reaches a network other than 127.0.0.1.
+ */
+import { createHash } from "node:crypto";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, lstatSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+/** Absolute path of the repository root (the directory holding package.json). */
+export const repoRoot: string = resolve(import.meta.dirname, "../..");
+
+/** True when running in CI (`CI=true`), where a missing tool is a failure, not a skip. */
+export const isCI: boolean = process.env.CI === "true" || process.env.CI === "1";
+
+/** Result of {@link runCmd}: exit status and both output streams as UTF-8 text. */
+export interface CmdResult {
+  readonly status: number;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/**
+ * Run a command synchronously (no shell), with a bounded time.
+ * @param argv program and arguments
+ * @param opts cwd, extra environment (merged over process.env), stdin text, timeout in ms (default 60 000)
+ * @returns exit status (-1 when killed by a signal or the timeout) and outputs
+ */
+export function runCmd(
+  argv: readonly string[],
+  opts: { cwd?: string; env?: Record<string, string | undefined>; stdin?: string; timeoutMs?: number } = {},
+): CmdResult {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...opts.env })) if (v !== undefined) env[k] = v;
+  const proc = Bun.spawnSync([...argv], {
+    cwd: opts.cwd ?? repoRoot,
+    env,
+    stdin: opts.stdin === undefined ? "ignore" : Buffer.from(opts.stdin),
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: opts.timeoutMs ?? 60_000,
+  });
+  return {
+    status: proc.exitCode ?? -1,
+    stdout: proc.stdout.toString(),
+    stderr: proc.stderr.toString(),
+  };
+}
+
+/**
+ * Run a command asynchronously (so a Bun.serve in the same test can answer it).
+ * Same contract as {@link runCmd}.
+ */
+export async function runCmdAsync(
+  argv: readonly string[],
+  opts: { cwd?: string; env?: Record<string, string | undefined>; timeoutMs?: number } = {},
+): Promise<CmdResult> {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...process.env, ...opts.env })) if (v !== undefined) env[k] = v;
+  const proc = Bun.spawn([...argv], {
+    cwd: opts.cwd ?? repoRoot,
+    env,
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+    timeout: opts.timeoutMs ?? 60_000,
+  });
+  const [stdout, stderr, status] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ]);
+  return { status, stdout, stderr };
+}
+
+/** True when `name` resolves on PATH (Bun.which). */
+export function hasTool(name: string): boolean {
+  return Bun.which(name) !== null;
+}
+
+/**
+ * Decide what a suite does about a missing tool: "run" when present; "fail" in CI (a missing
+ * tool there is a broken ci-tools.sh); "skip" on a developer machine, printing a note.
+ */
+export function toolPolicy(name: string): "run" | "skip" | "fail" {
+  if (hasTool(name)) return "run";
+  if (isCI) return "fail";
+  console.warn(`[test/bundle] ${name} is not installed: skipping its checks (run scripts/ci-tools.sh)`);
+  return "skip";
+}
+
+/** A fresh directory under the system temp dir; remove it with {@link removeDir}. */
+export function makeTempDir(prefix: string): string {
+  return mkdtempSync(join(tmpdir(), `docket-${prefix}-`));
+}
+
+/** Recursive delete, ignoring a missing path. */
+export function removeDir(dir: string): void {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** Write an executable file (mode 0755). */
+export function writeExecutable(path: string, content: string): void {
+  writeFileSync(path, content);
+  chmodSync(path, 0o755);
+}
+
+/**
+ * Snapshot of a directory tree: one line per entry with type, mode, size and, for files, the
+ * SHA-256 of the content (for links, the target). Equal snapshots = nothing was changed.
+ */
+export function snapshotTree(root: string): string[] {
+  const lines: string[] = [];
+  const walk = (dir: string, rel: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const abs = join(dir, name);
+      const r = rel ? `${rel}/${name}` : name;
+      const st = lstatSync(abs);
+      const mode = (st.mode & 0o7777).toString(8);
+      if (st.isSymbolicLink()) lines.push(`l ${mode} ${r} -> ${readlinkSync(abs)}`);
+      else if (st.isDirectory()) {
+        lines.push(`d ${mode} ${r}`);
+        walk(abs, r);
+      } else {
+        const sum = createHash("sha256").update(readFileSync(abs)).digest("hex");
+        lines.push(`f ${mode} ${st.size} ${r} ${sum}`);
+      }
+    }
+  };
+  walk(root, "");
+  return lines;
+}
+
+/** Octal permission bits of a path, e.g. "750". */
+export function modeOf(path: string): string {
+  return (lstatSync(path).mode & 0o777).toString(8);
+}
+
+/**
+ * A recorder executable: every call appends "name arg1 arg2…" to `log`. Stands in for
+ * systemctl / docker compose in --root installs (install.sh honours SYSTEMCTL, DOCKER_COMPOSE).
+ * @returns the path of the executable
+ */
+export function makeRecorder(dir: string, name: string, log: string): string {
+  const path = join(dir, name);
+  writeExecutable(path, `#!/bin/sh\nprintf '%s %s\\n' '${name}' "$*" >> '${log}'\n`);
+  return path;
+}
+
+/** A syntactically valid fake bot token (Bot API form `<id>:<secret>`), unique per call. */
+export function fakeToken(): string {
+  const secret = createHash("sha256").update(String(Math.random())).digest("base64url").slice(0, 35);
+  return `7${Math.floor(Math.random() * 1e9)}:${secret}`;
+}

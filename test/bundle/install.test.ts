@@ -1,0 +1,280 @@
+/**
+ * scripts/install.sh and scripts/disk-layout.sh, run for real into throwaway roots.
+ *
+ * Host-level commands are replaced the documented way: SYSTEMCTL and DOCKER_COMPOSE point at
+ * recorder scripts (each call is appended to a log), apt/npm/accounts are skipped by --root,
+ * and the final health check talks to a Bun.serve on 127.0.0.1 standing in for the bot's
+ * /healthz. Nothing outside the temp directories is changed (the dry run proves it).
+ */
+import { existsSync, lstatSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import {
+  fakeToken, makeRecorder, makeTempDir, modeOf, removeDir, repoRoot, runCmd, runCmdAsync, snapshotTree,
+} from "./helpers";
+
+const STEPS = [
+  "preflight",
+  "system packages",
+  "accounts",
+  "configuration in /etc/docket",
+  "disk layout",
+  "application into /opt/docket",
+  "systemd units",
+  "local Bot API server",
+  "webhook nginx",
+  "start units",
+  "health check",
+  "next steps",
+];
+const API_HASH = "0123456789abcdef0123456789abcdef";
+
+let work = "";
+let recLog = "";
+let systemctl = "";
+let compose = "";
+let health: ReturnType<typeof Bun.serve> | undefined;
+let healthHits = 0;
+
+beforeAll(() => {
+  work = makeTempDir("install");
+  recLog = join(work, "calls.log");
+  systemctl = makeRecorder(work, "systemctl", recLog);
+  compose = makeRecorder(work, "compose", recLog);
+  health = Bun.serve({
+    hostname: "127.0.0.1",
+    port: 0,
+    fetch(req) {
+      if (new URL(req.url).pathname !== "/healthz") return new Response("no", { status: 404 });
+      healthHits++;
+      return Response.json({ ok: true });
+    },
+  });
+});
+afterAll(() => {
+  health?.stop(true);
+  removeDir(work);
+});
+
+const install = (args: string[], env: Record<string, string> = {}) =>
+  runCmdAsync(["bash", "scripts/install.sh", "--non-interactive", ...args], {
+    env: { REC_LOG: recLog, HEALTH_TIMEOUT: "5", BOT_TOKEN: undefined, TELEGRAM_API_HASH: undefined, ...env },
+  });
+
+describe("install.sh --dry-run", () => {
+  it("prints every step and changes nothing in the root", async () => {
+    const root = makeTempDir("dry");
+    const token = fakeToken();
+    try {
+      const before = snapshotTree(root);
+      const r = await install(["--dry-run", "--root", root, "--mode", "local", "--api-id", "42", "--webhook"], {
+        BOT_TOKEN: token,
+        SYSTEMCTL: systemctl,
+        DOCKER_COMPOSE: compose,
+      });
+      expect(r.status).toBe(0);
+      const out = r.stdout + r.stderr;
+      STEPS.forEach((title, i) => expect(out).toContain(`==> step ${i + 1}: ${title}`));
+      expect(out).toContain("==> step 5.1: directories by purpose");
+      expect(out).toContain(`+ write ${root}/etc/docket/docket.env (mode 0600)`);
+      expect(out).toContain("+ mkdir -p " + root + "/var/lib/docket/db");
+      expect(out).toContain(`+ ${systemctl} daemon-reload`);
+      expect(out).toContain("dry run: nothing was changed");
+      expect(out).not.toContain(token);
+      expect(snapshotTree(root)).toEqual(before);
+      expect(existsSync(recLog) ? readFileSync(recLog, "utf8") : "").toBe("");
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("without --root touches nothing on the host either", async () => {
+    const hostPaths = ["/etc/docket", "/opt/docket", "/var/lib/docket", "/etc/systemd/system/docket.service"];
+    const existed = hostPaths.map((p) => existsSync(p));
+    const r = await install(["--dry-run", "--skip-packages", "--no-start"], { BOT_TOKEN: fakeToken() });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain("==> step 12: next steps");
+    expect(hostPaths.map((p) => existsSync(p))).toEqual(existed);
+  });
+});
+
+describe("install.sh --root", () => {
+  let root = "";
+  const token = fakeToken();
+
+  beforeAll(() => {
+    root = join(work, "root");
+    runCmd(["mkdir", "-p", root]);
+    writeFileSync(join(work, "api-hash"), `${API_HASH}\n`);
+  });
+
+  it("installs local mode with webhook: config, layout, release, units, compose, start, health", async () => {
+    writeFileSync(recLog, "");
+    const r = await install(
+      ["--root", root, "--mode", "local", "--api-id", "123456", "--api-hash-file", join(work, "api-hash"),
+        "--http-port", String(health!.port), "--webhook", "--download-budget", "1GB"],
+      { BOT_TOKEN: token, SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose },
+    );
+    expect(r.stderr).toContain("healthy:");
+    expect(r.status).toBe(0);
+    const out = r.stdout + r.stderr;
+    expect(out).not.toContain(token);
+    expect(out).not.toContain(API_HASH);
+
+    // Configuration: secrets 0600, values as given.
+    const envFile = join(root, "etc/docket/docket.env");
+    expect(modeOf(envFile)).toBe("600");
+    const env = readFileSync(envFile, "utf8");
+    expect(env).toContain(`BOT_TOKEN=${token}\n`);
+    expect(env).toContain("BOT_API_MODE=local\n");
+    expect(env).toContain("BOT_API_ROOT=http://127.0.0.1:8081\n");
+    expect(env).toContain("LOCAL_BOT_API_DIR=/var/lib/docket/bot-api\n");
+    expect(env).toContain(`HTTP_PORT=${health!.port}\n`);
+    expect(env).toContain("DOWNLOAD_BUDGET=1GB\n");
+    expect(env).toMatch(/^WEBHOOK_SECRET=[A-Za-z0-9]{48}$/m);
+    expect(modeOf(join(root, "etc/docket/bot-api.env"))).toBe("600");
+    expect(readFileSync(join(root, "etc/docket/bot-api.env"), "utf8")).toContain(`TELEGRAM_API_ID=123456\nTELEGRAM_API_HASH=${API_HASH}\n`);
+    expect(modeOf(join(root, "etc/docket/nginx/webhook.conf"))).toBe("640");
+    expect(readFileSync(join(root, "etc/docket/compose.env"), "utf8")).toContain("DOCKET_BOT_API_DIR=/var/lib/docket/bot-api\n");
+    for (const d of ["hooks", "backup/pre.d", "backup/post.d"]) expect(statSync(join(root, "etc/docket", d)).isDirectory()).toBe(true);
+
+    // Disk layout: directories by purpose, 0750; the Bot API dirs belong to uid/gid 101.
+    for (const d of ["", "/db", "/downloads", "/work", "/results", "/backups", "/bot-api", "/bot-api-temp"]) {
+      expect(modeOf(join(root, "var/lib/docket" + d))).toBe("750");
+    }
+    const api = statSync(join(root, "var/lib/docket/bot-api"));
+    expect([api.uid, api.gid]).toEqual([101, 101]);
+
+    // Release + current link; shipped files only.
+    const link = join(root, "opt/docket/current");
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readlinkSync(link)).toMatch(/^releases\/\d+\.\d+\.\d+-[0-9a-f]{12}$/);
+    expect(readFileSync(join(link, "package.json"), "utf8")).toBe(readFileSync(join(repoRoot, "package.json"), "utf8"));
+    expect(modeOf(join(link, "scripts/backup.sh"))).toMatch(/^7[57][57]$/);
+    expect(existsSync(join(link, "node_modules"))).toBe(false);
+    expect(existsSync(join(link, "test"))).toBe(false);
+
+    // Units copied verbatim, 0644.
+    for (const u of ["docket.service", "docket-janitor.service", "docket-janitor.timer", "docket-backup.service", "docket-backup.timer", "docket-failure@.service"]) {
+      const p = join(root, "etc/systemd/system", u);
+      expect(modeOf(p)).toBe("644");
+      expect(readFileSync(p, "utf8")).toBe(readFileSync(join(repoRoot, "systemd", u), "utf8"));
+    }
+
+    // Host commands, in order.
+    const calls = readFileSync(recLog, "utf8").trim().split("\n");
+    const composeArgs = `compose -p docket -f ${root}/opt/docket/current/compose/docker-compose.yml --env-file ${root}/etc/docket/compose.env`;
+    expect(calls).toEqual([
+      `${composeArgs} pull bot-api`,
+      `${composeArgs} up -d bot-api`,
+      `${composeArgs} --profile webhook up -d nginx`,
+      "systemctl daemon-reload",
+      "systemctl enable docket.service docket-janitor.timer docket-backup.timer",
+      "systemctl restart docket.service",
+      "systemctl start docket-janitor.timer docket-backup.timer",
+    ]);
+    expect(healthHits).toBeGreaterThan(0);
+  });
+
+  it("is idempotent: a second run changes nothing and keeps the token", async () => {
+    const before = snapshotTree(root);
+    const r = await install(["--root", root], { SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose });
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain("= /etc/docket/docket.env unchanged");
+    expect(r.stderr).toContain("token: from existing docket.env");
+    expect(r.stderr).toMatch(/= release \S+ already installed/);
+    expect(snapshotTree(root)).toEqual(before);
+  });
+
+  it("applies a changed flag and keeps every other key", async () => {
+    const before = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
+    const r = await install(["--root", root, "--download-budget", "2GB", "--no-start"], { DOCKER_COMPOSE: compose });
+    expect(r.status).toBe(0);
+    const after = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
+    expect(after).toBe(before.replace("DOWNLOAD_BUDGET=1GB", "DOWNLOAD_BUDGET=2GB"));
+  });
+
+  it("fails with exit 4 when /healthz does not answer", async () => {
+    const dead = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const port = dead.port;
+    dead.stop(true);
+    const r = await install(["--root", root, "--http-port", String(port)], { SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose, HEALTH_TIMEOUT: "1" });
+    expect(r.status).toBe(4);
+    expect(r.stderr).toContain(`no healthy answer from http://127.0.0.1:${port}/healthz`);
+    expect(r.stderr).toContain("journalctl -u docket.service");
+  });
+});
+
+describe("install.sh input checks", () => {
+  it("rejects a malformed token without printing it", async () => {
+    const root = makeTempDir("badtoken");
+    try {
+      const r = await install(["--root", root, "--no-start"], { BOT_TOKEN: "12345:short-secret-value" });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain("does not look like");
+      expect(r.stderr).not.toContain("short-secret-value");
+      expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("reads the token from --token-file and stops without one when not interactive", async () => {
+    const root = makeTempDir("tokenfile");
+    try {
+      const none = await install(["--root", root, "--no-start"]);
+      expect(none.status).toBe(1);
+      expect(none.stderr).toContain("no bot token");
+      const token = fakeToken();
+      const tokenFile = join(work, "token");
+      writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
+      const r = await install(["--root", root, "--no-start", "--token-file", tokenFile]);
+      expect(r.status).toBe(0);
+      expect(readFileSync(join(root, "etc/docket/docket.env"), "utf8")).toContain(`BOT_TOKEN=${token}\nBOT_API_MODE=cloud\n`);
+      expect(existsSync(join(root, "var/lib/docket/bot-api"))).toBe(false); // cloud mode
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("stops with exit 3 when the disk cannot hold the download budget", async () => {
+    const root = makeTempDir("space");
+    try {
+      const r = await install(["--root", root, "--no-start", "--download-budget", "100000TB"], { BOT_TOKEN: fakeToken() });
+      expect(r.status).toBe(3);
+      expect(r.stderr).toContain("not enough free space");
+    } finally {
+      removeDir(root);
+    }
+  });
+});
+
+describe("disk-layout.sh", () => {
+  it("reads DATA_DIR, mode and budget from the env file and is idempotent", () => {
+    const root = makeTempDir("layout");
+    try {
+      runCmd(["mkdir", "-p", join(root, "etc/docket")]);
+      writeFileSync(join(root, "etc/docket/docket.env"), "DATA_DIR=/srv/docket\nBOT_API_MODE=cloud\nDOWNLOAD_BUDGET=512MB\n");
+      const r1 = runCmd(["bash", "scripts/disk-layout.sh", "--root", root]);
+      expect(r1.status).toBe(0);
+      expect(r1.stderr).toContain("budget 512.0 MiB (512MB)");
+      for (const d of ["db", "downloads", "work", "results", "backups"]) expect(modeOf(join(root, "srv/docket", d))).toBe("750");
+      expect(existsSync(join(root, "var/lib/docket/bot-api"))).toBe(false);
+      const snap = snapshotTree(root);
+      expect(runCmd(["bash", "scripts/disk-layout.sh", "--root", root]).status).toBe(0);
+      expect(snapshotTree(root)).toEqual(snap);
+      // A wrong mode is repaired on the next run.
+      runCmd(["chmod", "0777", join(root, "srv/docket/work")]);
+      expect(runCmd(["bash", "scripts/disk-layout.sh", "--root", root]).status).toBe(0);
+      expect(modeOf(join(root, "srv/docket/work"))).toBe("750");
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("rejects a budget that is not a size", () => {
+    const r = runCmd(["bash", "scripts/disk-layout.sh", "--dry-run", "--root", work, "--budget", "lots"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("is not a size");
+  });
+});

@@ -1,0 +1,59 @@
+/**
+ * shellcheck on every shell script of the bundle (scripts/, scripts/lib/, compose/).
+ * Missing shellcheck: skipped with a note on a developer machine, a failure in CI.
+ */
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { makeTempDir, removeDir, repoRoot, runCmd, toolPolicy } from "./helpers";
+
+/** Shell scripts under `dir`: *.sh files and files whose first line is a sh/bash shebang. */
+function shellScripts(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d)) {
+      const abs = join(d, name);
+      if (statSync(abs).isDirectory()) {
+        if (name !== "node_modules") walk(abs);
+        continue;
+      }
+      const head = readFileSync(abs, "utf8").slice(0, 64);
+      if (name.endsWith(".sh") || /^#!.*\b(ba)?sh\b/.test(head)) out.push(abs);
+    }
+  };
+  walk(dir);
+  return out.sort();
+}
+
+const policy = toolPolicy("shellcheck");
+const scripts = [...shellScripts(join(repoRoot, "scripts")), ...shellScripts(join(repoRoot, "compose"))];
+const tmp = makeTempDir("shellcheck");
+afterAll(() => removeDir(tmp));
+
+describe.skipIf(policy === "skip")("shellcheck", () => {
+  it("is installed (CI installs it through scripts/ci-tools.sh)", () => {
+    expect(policy, "shellcheck missing in CI: scripts/ci-tools.sh did not install it").toBe("run");
+  });
+
+  it("finds the bundle's scripts", () => {
+    const names = scripts.map((p) => relative(repoRoot, p));
+    for (const s of ["scripts/install.sh", "scripts/disk-layout.sh", "scripts/backup.sh", "scripts/restore.sh", "scripts/ci-tools.sh", "scripts/lib/common.sh"]) {
+      expect(names).toContain(s);
+    }
+  });
+
+  it("reports a known defect (the check can fail)", () => {
+    const bad = join(tmp, "bad.sh");
+    writeFileSync(bad, "#!/bin/bash\nrm -rf $1/*\n");
+    const r = runCmd(["shellcheck", bad]);
+    expect(r.status).not.toBe(0);
+    expect(r.stdout).toContain("SC2086");
+  });
+
+  it.each(scripts.map((p) => [relative(repoRoot, p), p]))("%s is clean", (_name, path) => {
+    // -x follows `source` lines; -P lets scripts/lib/common.sh resolve from the repo root.
+    const r = runCmd(["shellcheck", "-x", "-P", repoRoot, "--severity=style", path]);
+    expect(r.stdout + r.stderr).toBe("");
+    expect(r.status).toBe(0);
+  });
+});

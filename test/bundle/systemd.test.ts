@@ -1,0 +1,135 @@
+/**
+ * The systemd units: `systemd-analyze verify` in a throwaway root, and the directives the
+ * appliance relies on (sandbox, graceful stop, failure hook, timers).
+ *
+ * How verify is made to work here: `systemd-analyze verify --root=DIR` reads units and checks
+ * executables under DIR. The test copies the host's /usr/lib/systemd/system (targets such as
+ * sysinit.target must resolve) into DIR, installs the units into DIR/etc/systemd/system, and
+ * puts stub executables at the paths the units name (/usr/local/bin/bun, the backup script,
+ * the operator hook, /usr/bin/test). Nothing outside DIR is touched.
+ */
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { makeTempDir, removeDir, repoRoot, runCmd, toolPolicy, writeExecutable } from "./helpers";
+
+const unitsDir = join(repoRoot, "systemd");
+const unitNames = readdirSync(unitsDir).filter((n) => /\.(service|timer)$/.test(n)).sort();
+const stubs = ["/usr/local/bin/bun", "/opt/docket/current/scripts/backup.sh", "/etc/docket/hooks/on-failure", "/usr/bin/test"];
+
+/** Parse a unit file into section → key → values (repeated keys keep every value in order). */
+function parseUnit(text: string): Map<string, Map<string, string[]>> {
+  const sections = new Map<string, Map<string, string[]>>();
+  let current = new Map<string, string[]>();
+  for (const raw of text.split("\n")) {
+    const line = raw.trim();
+    if (line === "" || line.startsWith("#") || line.startsWith(";")) continue;
+    const sec = /^\[(.+)\]$/.exec(line);
+    if (sec) {
+      current = new Map();
+      sections.set(sec[1]!, current);
+      continue;
+    }
+    const eq = line.indexOf("=");
+    const key = line.slice(0, eq);
+    current.set(key, [...(current.get(key) ?? []), line.slice(eq + 1)]);
+  }
+  return sections;
+}
+
+/** The last value of `key` in `section` (systemd's rule for single-valued settings). */
+function get(unit: string, section: string, key: string): string | undefined {
+  const vals = parseUnit(readFileSync(join(unitsDir, unit), "utf8")).get(section)?.get(key);
+  return vals?.at(-1);
+}
+
+const policy = toolPolicy("systemd-analyze");
+let root = "";
+
+beforeAll(() => {
+  root = makeTempDir("systemd-root");
+  mkdirSync(join(root, "usr/lib/systemd"), { recursive: true });
+  if (existsSync("/usr/lib/systemd/system")) {
+    cpSync("/usr/lib/systemd/system", join(root, "usr/lib/systemd/system"), { recursive: true, verbatimSymlinks: true });
+  }
+  mkdirSync(join(root, "etc/systemd/system"), { recursive: true });
+  for (const n of unitNames) cpSync(join(unitsDir, n), join(root, "etc/systemd/system", n));
+  for (const s of stubs) {
+    mkdirSync(dirname(join(root, s)), { recursive: true });
+    writeExecutable(join(root, s), "#!/bin/sh\nexit 0\n");
+  }
+});
+afterAll(() => removeDir(root));
+
+describe.skipIf(policy === "skip")("systemd-analyze verify", () => {
+  it("is installed (CI installs systemd through scripts/ci-tools.sh)", () => {
+    expect(policy).toBe("run");
+  });
+
+  it("accepts every unit with no warning at all", () => {
+    expect(unitNames).toEqual([
+      "docket-backup.service",
+      "docket-backup.timer",
+      "docket-failure@.service",
+      "docket-janitor.service",
+      "docket-janitor.timer",
+      "docket.service",
+    ]);
+    const r = runCmd(["systemd-analyze", "verify", `--root=${root}`, ...unitNames]);
+    expect(r.stderr + r.stdout).toBe("");
+    expect(r.status).toBe(0);
+  });
+
+  it("fails when the executable a unit names is missing (the check can fail)", () => {
+    rmSync(join(root, "usr/local/bin/bun"));
+    try {
+      const r = runCmd(["systemd-analyze", "verify", `--root=${root}`, "docket.service"]);
+      expect(r.status).not.toBe(0);
+      expect(r.stderr).toContain("/usr/local/bin/bun");
+    } finally {
+      writeExecutable(join(root, "usr/local/bin/bun"), "#!/bin/sh\nexit 0\n");
+    }
+  });
+});
+
+describe("unit directives", () => {
+  it("docket.service runs the bot as docket, sandboxed, with a graceful stop", () => {
+    const s = "docket.service";
+    expect(get(s, "Service", "User")).toBe("docket");
+    expect(get(s, "Service", "SupplementaryGroups")).toBe("docket-botapi");
+    expect(get(s, "Service", "ExecStart")).toBe("/usr/local/bin/bun bot/main.ts");
+    expect(get(s, "Service", "WorkingDirectory")).toBe("/opt/docket/current");
+    expect(get(s, "Service", "EnvironmentFile")).toBe("/etc/docket/docket.env");
+    expect(get(s, "Service", "NoNewPrivileges")).toBe("yes");
+    expect(get(s, "Service", "ProtectSystem")).toBe("strict");
+    expect(get(s, "Service", "PrivateTmp")).toBe("yes");
+    expect(get(s, "Service", "Restart")).toBe("on-failure");
+    expect(get(s, "Service", "TimeoutStopSec")).toBe("45");
+    expect(get(s, "Service", "KillSignal")).toBe("SIGTERM");
+    expect(get(s, "Service", "StandardOutput")).toBe("journal");
+    expect(get(s, "Unit", "OnFailure")).toBe("docket-failure@%n.service");
+    const rw = get(s, "Service", "ReadWritePaths")!.split(/\s+/).sort();
+    expect(rw).toEqual(["/var/lib/docket/db", "/var/lib/docket/downloads", "/var/lib/docket/results", "/var/lib/docket/work"]);
+    expect(get(s, "Service", "ReadOnlyPaths")).toBe("-/var/lib/docket/bot-api");
+  });
+
+  it("janitor and backup are timer-driven one-shots that report failures", () => {
+    expect(get("docket-janitor.service", "Service", "Type")).toBe("oneshot");
+    expect(get("docket-janitor.service", "Service", "ExecStart")).toBe("/usr/local/bin/bun bot/janitor/cli.ts");
+    expect(get("docket-backup.service", "Service", "ExecStart")).toBe("/opt/docket/current/scripts/backup.sh $BACKUP_ARGS");
+    expect(get("docket-backup.service", "Service", "ReadWritePaths")).toBe("/var/lib/docket/db /var/lib/docket/backups");
+    for (const u of ["docket-janitor.service", "docket-backup.service"]) {
+      expect(get(u, "Unit", "OnFailure")).toBe("docket-failure@%n.service");
+    }
+    expect(get("docket-janitor.timer", "Timer", "OnCalendar")).toBe("hourly");
+    expect(get("docket-backup.timer", "Timer", "Persistent")).toBe("true");
+    expect(get("docket-backup.timer", "Install", "WantedBy")).toBe("timers.target");
+  });
+
+  it("the failure unit runs the operator hook only when it exists", () => {
+    const u = "docket-failure@.service";
+    expect(get(u, "Service", "ExecCondition")).toBe("/usr/bin/test -x /etc/docket/hooks/on-failure");
+    expect(get(u, "Service", "ExecStart")).toBe("/etc/docket/hooks/on-failure %i");
+    expect(get(u, "Service", "Environment")).toBe("FAILED_UNIT=%i");
+  });
+});

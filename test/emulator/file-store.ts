@@ -1,0 +1,215 @@
+/**
+ * Files known to the emulated Bot API: bot uploads, user documents and photo sizes; file_id /
+ * file_unique_id issuing; getFile paths for cloud (relative, expiring links) and local mode
+ * (absolute path under `<localDir>/<token>/`, file written at getFile time with mode 0640, dirs 0750).
+ * Rules: botapi-facts.md §1 (getFile, layout, limits), field cases BR-01, BR-02, BR-03.
+ */
+import { createHash, randomBytes } from "node:crypto";
+import { chmod, copyFile, mkdir, stat, writeFile, access } from "node:fs/promises";
+import { extname, join, resolve } from "node:path";
+import { badRequest, E } from "./api-error.ts";
+
+/** Cloud getFile limit: MAX_DOWNLOAD_FILE_SIZE = 20 << 20 bytes (TBA Client.h). */
+export const CLOUD_DOWNLOAD_LIMIT = 20 << 20;
+/** Cloud multipart upload limit for documents (50 MB, taken as MiB). */
+export const CLOUD_UPLOAD_LIMIT = 50 << 20;
+/** Local-server upload limit (2000 MB, taken as MiB). */
+export const LOCAL_UPLOAD_LIMIT = 2000 * (1 << 20);
+
+/** A file's content and metadata, keyed by file_unique_id. */
+export interface StoredFile {
+  uniqueId: string;
+  kind: "document" | "photo";
+  /** Content in memory, or … */
+  bytes?: Uint8Array;
+  /** … a file on disk (read lazily; may be sparse and large). */
+  sourcePath?: string;
+  /** Real byte size of the content. */
+  realSize: number;
+  /** Size Telegram believes (a user's declared file_size may lie); undefined = unknown. */
+  knownSize?: number;
+  /** Extension including the dot ("" if none), from the original file name. */
+  ext: string;
+  fileName?: string;
+  mimeType?: string;
+  /** Uploaded by the bot (uploaded() returns it). */
+  fromBot: boolean;
+  /** Cloud: current relative file_path and when it was issued (epoch ms). */
+  link?: { path: string; issuedAt: number; generation: number };
+  /** Local: absolute path written by getFile. */
+  localPath?: string;
+}
+
+/** Options of the store (from EmulatorOptions). */
+export interface FileStoreOptions {
+  mode: "cloud" | "local";
+  token: string;
+  localDir?: string;
+  fileLinkTtlMs: number;
+}
+
+function b64url(buf: Uint8Array): string {
+  return Buffer.from(buf).toString("base64url");
+}
+
+/** File registry. */
+export class FileStore {
+  private readonly files = new Map<string, StoredFile>();
+  private readonly ids = new Map<string, string>();
+  private readonly links = new Map<string, { uniqueId: string; issuedAt: number; generation: number }>();
+  private counter = 0;
+  /** Bumped by expireLinks(): links of older generations are dead. */
+  private generation = 0;
+  private failDownloads = 0;
+
+  constructor(private readonly opts: FileStoreOptions) {}
+
+  /** A fresh file_id for a stored file (documents start "BQAC…", photos "AgAC…", like Telegram). */
+  issueId(f: StoredFile): string {
+    const prefix = f.kind === "photo" ? "AgACAgIAAxkBAAI" : "BQACAgIAAxkBAAI";
+    const id = prefix + b64url(randomBytes(30));
+    this.ids.set(id, f.uniqueId);
+    return id;
+  }
+
+  /** The file a file_id names, if any. */
+  byId(fileId: string): StoredFile | undefined {
+    const u = this.ids.get(fileId);
+    return u === undefined ? undefined : this.files.get(u);
+  }
+
+  /**
+   * Registers content (same kind + same bytes → same file_unique_id, like Telegram) and returns the record.
+   * Files on disk over 64 MiB are keyed by path, size and mtime instead of their bytes (no full read).
+   */
+  async register(input: {
+    kind: "document" | "photo";
+    bytes?: Uint8Array;
+    path?: string;
+    fileName?: string;
+    mimeType?: string;
+    knownSize?: number | null;
+    fromBot: boolean;
+  }): Promise<StoredFile> {
+    const h = createHash("sha256").update(input.kind);
+    let realSize: number;
+    if (input.bytes) {
+      h.update(input.bytes);
+      realSize = input.bytes.byteLength;
+    } else if (input.path) {
+      const st = await stat(input.path);
+      realSize = st.size;
+      if (st.size <= 64 << 20) h.update(new Uint8Array(await Bun.file(input.path).arrayBuffer()));
+      else h.update(`${resolve(input.path)}:${st.size}:${st.mtimeMs}`);
+    } else throw new Error("emulator: a file needs bytes or path");
+    const uniqueId = (input.kind === "photo" ? "AQAD" : "AgAD") + h.digest("base64url").slice(0, 12);
+    const existing = this.files.get(uniqueId);
+    const f: StoredFile = {
+      uniqueId,
+      kind: input.kind,
+      realSize,
+      ext: input.kind === "photo" ? ".jpg" : input.fileName ? extname(input.fileName) : "",
+      fromBot: input.fromBot || (existing?.fromBot ?? false),
+      ...(input.bytes ? { bytes: input.bytes } : { sourcePath: resolve(input.path!) }),
+      ...(input.knownSize === null ? {} : { knownSize: input.knownSize ?? realSize }),
+      ...(input.fileName !== undefined ? { fileName: input.fileName } : {}),
+      ...(input.mimeType !== undefined ? { mimeType: input.mimeType } : {}),
+      ...(existing?.link ? { link: existing.link } : {}),
+      ...(existing?.localPath ? { localPath: existing.localPath } : {}),
+    };
+    this.files.set(uniqueId, f);
+    return f;
+  }
+
+  /** Content of a bot upload by any of its file_ids. */
+  uploaded(fileId: string): Uint8Array | undefined {
+    const f = this.byId(fileId);
+    return f?.fromBot ? f.bytes : undefined;
+  }
+
+  /** Every link issued so far answers 404 (BR-02 b). */
+  expireLinks(): void {
+    this.generation++;
+    for (const f of this.files.values()) delete f.link;
+  }
+
+  /** The next `times` downloads answer 404. */
+  failNextDownloads(times: number): void {
+    this.failDownloads += times;
+  }
+
+  /**
+   * Bot API getFile. Cloud: relative `documents/file_N.ext` / `photos/file_N.jpg`, reused while its link is live,
+   * a new one after expiry; 400 "file is too big" when max(known size, real size) > 20 MiB. Local: absolute
+   * path, file (re)written if missing, no size limit.
+   * @throws ApiError 400 "file_id not specified" | "invalid file_id" | "file is too big".
+   */
+  async getFile(fileId: string, now: number): Promise<Record<string, unknown>> {
+    if (fileId === "") throw badRequest(E.fileIdNotSpecified);
+    const f = this.byId(fileId);
+    if (!f) throw badRequest(E.invalidFileId);
+    const size = Math.max(f.knownSize ?? 0, f.realSize);
+    const out: Record<string, unknown> = { file_id: fileId, file_unique_id: f.uniqueId };
+    if (f.knownSize !== undefined || this.opts.mode === "local") out.file_size = f.knownSize ?? f.realSize;
+    if (this.opts.mode === "cloud") {
+      if (size > CLOUD_DOWNLOAD_LIMIT) throw badRequest(E.fileTooBig);
+      if (!f.link || !this.linkLive(f.link, now)) {
+        const path = `${f.kind === "photo" ? "photos" : "documents"}/file_${this.counter++}${f.ext}`;
+        f.link = { path, issuedAt: now, generation: this.generation };
+        this.links.set(path, { uniqueId: f.uniqueId, issuedAt: now, generation: this.generation });
+      }
+      out.file_size = f.knownSize ?? f.realSize;
+      out.file_path = f.link.path;
+      return out;
+    }
+    if (!f.localPath || !(await exists(f.localPath))) f.localPath = await this.writeLocal(f);
+    out.file_path = f.localPath;
+    return out;
+  }
+
+  private linkLive(link: { issuedAt: number; generation: number }, now: number): boolean {
+    return link.generation === this.generation && now - link.issuedAt < this.opts.fileLinkTtlMs;
+  }
+
+  /** Writes the content to `<localDir>/<token>/<documents|photos>/file_N.ext` (0640; dirs 0750; TDLib naming). */
+  private async writeLocal(f: StoredFile): Promise<string> {
+    const botDir = join(resolve(this.opts.localDir!), this.opts.token);
+    const dir = join(botDir, f.kind === "photo" ? "photos" : "documents");
+    for (const d of [resolve(this.opts.localDir!), botDir, dir]) {
+      await mkdir(d, { recursive: true, mode: 0o750 });
+    }
+    await chmod(botDir, 0o750);
+    await chmod(dir, 0o750);
+    let path = join(dir, `file_${this.counter++}${f.ext}`);
+    if (await exists(path)) path = join(dir, `file_${this.counter - 1}_${randomBytes(3).toString("hex")}${f.ext}`);
+    if (f.bytes) await writeFile(path, f.bytes, { mode: 0o640 });
+    else await copyFile(f.sourcePath!, path);
+    await chmod(path, 0o640);
+    return path;
+  }
+
+  /**
+   * Cloud download of `/file/bot<token>/<file_path>`: the content, or undefined for 404
+   * (unknown path, expired link, injected failure).
+   */
+  download(filePath: string, now: number): Blob | Uint8Array | undefined {
+    if (this.failDownloads > 0) {
+      this.failDownloads--;
+      return undefined;
+    }
+    const link = this.links.get(filePath);
+    if (!link || !this.linkLive(link, now)) return undefined;
+    const f = this.files.get(link.uniqueId);
+    if (!f) return undefined;
+    return f.bytes ?? Bun.file(f.sourcePath!);
+  }
+}
+
+async function exists(p: string): Promise<boolean> {
+  try {
+    await access(p);
+    return true;
+  } catch {
+    return false;
+  }
+}

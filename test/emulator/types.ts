@@ -1,0 +1,268 @@
+/**
+ * Public types of docket's Bot API emulator (test/emulator). The emulator is a strict fake of
+ * the Telegram Bot API (cloud `api.telegram.org` or a `--local` telegram-bot-api server) served
+ * over real HTTP on 127.0.0.1, so real grammY `Api`/`Bot` objects talk to it unchanged.
+ * Rules and exact strings: /work/shared/docs/botapi-facts.md ("What a fake server must emulate").
+ */
+
+/** Rate limits the emulator enforces with 429 "Too Many Requests: retry after N" (Bot API FAQ limits). */
+export interface RateLimits {
+  /** Token-bucket capacity per chat over sends and edits (sendMessage, sendDocument, sendPhoto, editMessage*, copy/forward…). Default 3. */
+  perChatBurst: number;
+  /** Refill rate of the per-chat bucket, messages per second. Default 1 (FAQ: ~1 msg/s per chat). */
+  perChatPerSec: number;
+  /** Sliding 60 s window of sends + edits in chats with id < 0 (groups). Default 20 (FAQ: 20 msgs/min per group). */
+  groupPerMin: number;
+  /** Global token bucket across all chats (capacity = rate), per second. Default 30 (FAQ: ~30 msgs/s bulk). */
+  globalPerSec: number;
+  /**
+   * Per-chat token bucket for sendChatAction (capacity = rate), per second. Default 10: far above what a
+   * sane bot needs (one action per ~5 s), so only a runaway loop trips it. 0 disables this limit.
+   */
+  chatActionPerSec?: number;
+  /**
+   * Per-chat token bucket for sendMessageDraft (capacity = rate), per second. Telegram's draft limits are
+   * UNCONFIRMED (botapi-facts §6), so the default is 0 = unlimited; set it to test a throttled stream.
+   */
+  draftPerSec?: number;
+}
+
+/** Options for {@link startEmulator}. */
+export interface EmulatorOptions {
+  /** Bot token; the bot id is the part before ":". Default "123456789:AAE-test-token-docket-emulator_xyz". */
+  token?: string;
+  /** "cloud" = api.telegram.org rules (20 MiB getFile, 50 MiB upload, serves /file/bot…); "local" = `--local` server. Default "cloud". */
+  mode?: "cloud" | "local";
+  /** Local mode: like telegram-bot-api `--dir`; files land at `<localDir>/<token>/documents/file_N.ext` (0640, dirs 0750). Required for local. */
+  localDir?: string;
+  /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
+  port?: number;
+  /** Cloud: a `/file/bot<token>/<file_path>` link answers 404 this many ms after the getFile that issued it. Default 3_600_000. */
+  fileLinkTtlMs?: number;
+  /** Delay (ms) before getFile answers, like a local server that answers only once the file is on disk. Default 0. */
+  getFileDelayMs?: number;
+  /** Rate limits; `false` disables all of them. Missing fields take the defaults of {@link RateLimits}. */
+  rateLimits?: Partial<RateLimits> | false;
+  /** The bot's own user (getMe). Defaults: id from the token, username "docket_test_bot", first_name "Docket". */
+  bot?: { id?: number; username?: string; first_name?: string };
+  /**
+   * TBA's anti-busy-loop rule for getUpdates: the same offset again within 3 s with timeout < 3 waits up to 3 s,
+   * within 0.5 s also gets limit 1. Default true (like Telegram). Note: grammY's `bot.stop()` sends such a poll, so
+   * stopping right after a poll can take up to 3 s; pass false in tests that stop bots often.
+   */
+  repeatPollRule?: boolean;
+  /** First update_id handed out (must be ≥ 1). Default 1000. */
+  firstUpdateId?: number;
+  /**
+   * Cloud mode only: accept `http://` webhook URLs on any port (tests on 127.0.0.1). Default false: cloud
+   * setWebhook refuses non-HTTPS URLs and ports other than 443/80/88/8443 like Telegram. Local mode always accepts.
+   */
+  allowHttpWebhook?: boolean;
+}
+
+/** One recorded HTTP request to a Bot API method (never contains the token). */
+export interface ApiCall {
+  /** Canonical method name as Telegram spells it (e.g. "sendMessage"), whatever case the client used; unknown methods as sent. */
+  method: string;
+  /** Request parameters as received (strings for form/query bodies, typed for JSON); file parts replaced by `{ file_name, size }`. */
+  params: Record<string, unknown>;
+  /** Numeric chat id the call addressed, when it had a resolvable chat_id. */
+  chatId?: number;
+  /** Arrival time, epoch ms. */
+  at: number;
+  /** HTTP status of the answer (= error_code for errors). */
+  status: number;
+  /** Envelope `ok`. */
+  ok: boolean;
+  /** Envelope description (errors, and some `ok` answers such as "Webhook was set"). */
+  description?: string;
+  /** `parameters.retry_after` of a 429, seconds. */
+  retryAfter?: number;
+}
+
+/** An injected API error (see {@link Emulator.failNext}). */
+export interface InjectedError {
+  /** HTTP status and `error_code`. */
+  error_code: number;
+  /** Full description, e.g. "Bad Request: wrong file_id or the file is temporarily unavailable". */
+  description: string;
+  /** Seconds; adds `parameters.retry_after` and a `Retry-After` header. A 429 with it also holds the chat for that long. */
+  retry_after?: number;
+}
+
+/** Filters for {@link Emulator.failNext}. */
+export interface FailOptions {
+  /** How many matching requests fail (default 1). */
+  times?: number;
+  /** Only requests addressing this chat. */
+  chatId?: number;
+  /** Only requests whose parameters satisfy this predicate. */
+  match?: (params: Record<string, unknown>) => boolean;
+}
+
+/** What a user-side send produced. */
+export interface SentUpdate {
+  /** update_id of the queued update. */
+  update_id: number;
+  /** message_id of the user's message (for callback queries: the pressed bot message). */
+  message_id: number;
+  /** file_id of the document, or of the largest photo size. */
+  file_id?: string;
+  /** file_unique_id matching {@link file_id}. */
+  file_unique_id?: string;
+  /** callback_query id (pressButton only). */
+  callback_query_id?: string;
+}
+
+/** Document as shown in a message (Bot API Document without thumbnails). */
+export interface DocumentInfo {
+  file_id: string;
+  file_unique_id: string;
+  file_name?: string;
+  mime_type?: string;
+  /** Bytes; omitted only when a user message declared it as unknown. */
+  file_size?: number;
+}
+
+/** Bot API PhotoSize. */
+export interface PhotoSizeInfo {
+  file_id: string;
+  file_unique_id: string;
+  width: number;
+  height: number;
+  file_size?: number;
+}
+
+/** A message as the chat shows it now (test view, not the Bot API object). */
+export interface ChatMessage {
+  message_id: number;
+  from: "bot" | "user";
+  text?: string;
+  caption?: string;
+  /** `entities` (text) or `caption_entities` (media). */
+  entities?: unknown[];
+  reply_markup?: unknown;
+  document?: DocumentInfo;
+  photo?: PhotoSizeInfo[];
+  /** message_id this one replies to. */
+  reply_to?: number;
+  /** Number of successful edits. */
+  edits: number;
+  deleted: boolean;
+  /** Unix seconds. */
+  date: number;
+}
+
+/** Options for {@link ChatUser.messages}. */
+export interface MessagesFilter {
+  /** Include deleted messages (default false). */
+  includeDeleted?: boolean;
+  /** Include the user's own messages (default false: bot messages only). */
+  includeUser?: boolean;
+}
+
+/** Input of {@link ChatUser.sendDocument}. Exactly one of `path`/`bytes`. */
+export interface UserDocument {
+  /** File on disk; read lazily (a large sparse file is never loaded into memory). */
+  path?: string;
+  bytes?: Uint8Array;
+  /** Default: basename of `path`, else "document.bin"; `null` omits the field (BR-08). */
+  file_name?: string | null;
+  /** Default: guessed from file_name's extension (application/octet-stream otherwise); `null` omits it. */
+  mime_type?: string | null;
+  /** Declared size; default = real size; `null` omits the field; larger than the bytes = a lying size (BR-01). */
+  file_size?: number | null;
+  caption?: string;
+  /** Shared media_group_id (albums arrive as separate updates). */
+  media_group_id?: string;
+}
+
+/** Input of {@link ChatUser.sendPhoto}. Exactly one of `path`/`bytes` (an image sharp can read). */
+export interface UserPhoto {
+  path?: string;
+  bytes?: Uint8Array;
+  /** Target [width, height] sizes, ascending; default: Telegram-like 90/320/800/1280 boxes below the real size, plus the real size (≤ 2560). */
+  sizes?: Array<[number, number]>;
+  caption?: string;
+}
+
+/** A user in a chat with the bot (private chat, or a group member). */
+export interface ChatUser {
+  /** Telegram user id. */
+  readonly id: number;
+  /** Chat the user's messages go to (= id in private chats, < 0 in groups). */
+  readonly chatId: number;
+  readonly languageCode?: string;
+  /** The Bot API User object of this user. */
+  readonly user: Record<string, unknown>;
+  /** Sends a document message (queued as an update). */
+  sendDocument(doc: UserDocument): Promise<SentUpdate>;
+  /** Sends a photo message: real JPEG re-encodes made with sharp, smallest first, largest last. */
+  sendPhoto(src: UserPhoto): Promise<SentUpdate>;
+  /** Sends a text message; leading /commands get a bot_command entity. */
+  sendText(text: string): Promise<SentUpdate>;
+  /** Presses an inline button (must exist on that bot message with this callback_data); queues a callback_query update. */
+  pressButton(messageId: number, data: string): Promise<SentUpdate>;
+  /** Messages the chat shows now, in order (bot messages only unless asked). */
+  messages(filter?: MessagesFilter): ChatMessage[];
+  /** Human-readable chat log: user sends, bot sends, edits, deletes, drafts, chat actions. */
+  transcript(): string[];
+  /** Resolves with messages() once `pred(messages())` holds; rejects after timeoutMs (default 5000) with the transcript. */
+  waitFor(pred: (msgs: ChatMessage[]) => boolean, timeoutMs?: number): Promise<ChatMessage[]>;
+  /** Marks the user as having blocked the bot (sends answer 403 "Forbidden: bot was blocked by the user"). Private chats only. */
+  block(): void;
+  /** Undoes {@link block}. */
+  unblock(): void;
+  /** sendMessageDraft texts received for this chat, in order. */
+  drafts(): Array<{ draft_id: number; text: string }>;
+  /** sendChatAction actions received for this chat, in order. */
+  chatActions(): string[];
+}
+
+/** A group chat (id < 0). */
+export interface Group {
+  readonly id: number;
+  readonly title: string;
+  /** A member whose messages go to this group chat. */
+  member(user: ChatUser): ChatUser;
+  /** Bot messages in the group (see {@link ChatUser.messages}). */
+  messages(filter?: MessagesFilter): ChatMessage[];
+  transcript(): string[];
+}
+
+/** A running emulator. */
+export interface Emulator {
+  /** "http://127.0.0.1:<port>" (no trailing slash; grammY `apiRoot`). */
+  readonly apiRoot: string;
+  readonly token: string;
+  readonly mode: "cloud" | "local";
+  readonly localDir?: string;
+  /** The bot's User object (getMe result). */
+  readonly botInfo: Record<string, unknown>;
+  /** Creates a user with a private chat (chat.id === user.id); unique ids if omitted. */
+  user(init?: { id?: number; first_name?: string; username?: string; language_code?: string }): ChatUser;
+  /** Creates a group (id < 0, unique if omitted). */
+  group(init?: { id?: number; title?: string }): Group;
+  /** Injects API errors for the next matching calls of `method` (case-insensitive; "*" = any method). */
+  failNext(method: string, error: InjectedError, opts?: FailOptions): void;
+  /** Next `times` (default 1) cloud file downloads answer 404 {"ok":false,"error_code":404,"description":"Not Found"}. */
+  failFileDownload(times?: number, status?: 404): void;
+  /** Every file link issued so far answers 404 from now on (BR-02 b); a later getFile issues a new path. */
+  expireFileLinks(): void;
+  /** Re-queues an already confirmed update; it is served once even though its id is below the confirmed offset. */
+  redeliver(updateId: number): void;
+  /** Every request in arrival order. */
+  readonly calls: readonly ApiCall[];
+  /** Number of calls of `method` (case-insensitive), optionally to one chat. */
+  count(method: string, chatId?: number): number;
+  /** Bytes of a file the bot uploaded (by any file_id of it); undefined for unknown ids or user files. */
+  uploaded(fileId: string): Uint8Array | undefined;
+  /** Replaces the rate limits (defaults fill missing fields); `false` disables them. Resets the buckets. */
+  setRateLimits(r: Partial<RateLimits> | false): void;
+  /** Updates queued and not yet confirmed. */
+  pendingUpdates(): number;
+  /** Updates POSTed to the webhook so far (2xx answers), in order. */
+  readonly webhookDeliveries: readonly unknown[];
+  /** Stops the server, ends pending long polls and webhook retries. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,98 @@
+/** Pure core of the job engine: transitions, resume steps, lease rules, budget, retry (fake clock, ms per test). */
+import { describe, expect, test } from "vitest";
+import { fits, refinedReservation, reservationFor } from "../../bot/jobs/budget.ts";
+import { holdsLease, isClaimable, isLongDead, iso, leaseDeadline, renewAt } from "../../bot/jobs/lease.ts";
+import { backoffMs, decideAfterFailure } from "../../bot/jobs/retry.ts";
+import { canTransition, isActive, poolFor, resumeStep } from "../../bot/jobs/states.ts";
+
+const T0 = Date.parse("2026-11-30T10:00:00.000Z");
+
+describe("states (seed 000: forward-only transitions)", () => {
+  test("the working path moves forward only", () => {
+    expect(canTransition("accepted", "fetched")).toBe(true);
+    expect(canTransition("fetched", "processing")).toBe(true);
+    expect(canTransition("processing", "ready")).toBe(true);
+    expect(canTransition("ready", "expired")).toBe(true);
+    expect(canTransition("fetched", "accepted")).toBe(false);
+    expect(canTransition("processing", "fetched")).toBe(false);
+    expect(canTransition("ready", "processing")).toBe(false);
+    expect(canTransition("accepted", "ready")).toBe(false);
+  });
+  test("every active state may fail; final states are not active", () => {
+    for (const s of ["accepted", "fetched", "processing"] as const) {
+      expect(canTransition(s, "failed")).toBe(true);
+      expect(isActive(s)).toBe(true);
+    }
+    for (const s of ["ready", "failed", "expired"] as const) expect(isActive(s)).toBe(false);
+  });
+  test("resume rules by state (seed 000)", () => {
+    expect(resumeStep("accepted")).toBe("download");
+    expect(resumeStep("fetched")).toBe("verify");
+    expect(resumeStep("processing")).toBe("reprocess");
+    expect(poolFor("accepted")).toBe("download");
+    expect(poolFor("fetched")).toBe("process");
+    expect(poolFor("processing")).toBe("process");
+  });
+});
+
+describe("lease rules", () => {
+  const free = { leaseUntil: null, leaseOwner: null, notBefore: null };
+  test("a job never leased is claimable", () => expect(isClaimable(free, T0)).toBe(true));
+  test("a live lease blocks, an expired one does not", () => {
+    const held = { ...free, leaseOwner: "w1", leaseUntil: leaseDeadline(T0, 60_000) };
+    expect(isClaimable(held, T0 + 59_999)).toBe(false);
+    expect(isClaimable(held, T0 + 60_000)).toBe(true);
+    expect(holdsLease(held, "w1", T0 + 1000)).toBe(true);
+    expect(holdsLease(held, "w2", T0 + 1000)).toBe(false);
+    expect(holdsLease(held, "w1", T0 + 60_001)).toBe(false);
+  });
+  test("backoff (not_before) blocks until it passes", () => {
+    const waiting = { ...free, notBefore: iso(T0 + 2000) };
+    expect(isClaimable(waiting, T0 + 1999)).toBe(false);
+    expect(isClaimable(waiting, T0 + 2000)).toBe(true);
+  });
+  test("renewal is due with a third of the TTL left", () => {
+    expect(renewAt(leaseDeadline(T0, 60_000), 60_000)).toBe(T0 + 40_000);
+  });
+  test("long-dead leases are those expired by more than the grace", () => {
+    const held = { ...free, leaseUntil: iso(T0) };
+    expect(isLongDead(held, T0 + 10_000, 10_000)).toBe(false);
+    expect(isLongDead(held, T0 + 10_001, 10_000)).toBe(true);
+    expect(isLongDead(free, T0 + 1e9, 0)).toBe(false);
+  });
+});
+
+describe("byte budget (seed 000: budget in bytes, not jobs)", () => {
+  const MB = 1 << 20;
+  test("declared size × multiplier", () => expect(reservationFor(10 * MB, 2.5, 20 * MB, 1000 * MB)).toBe(25 * MB));
+  test("unknown size reserves the mode's download limit", () => expect(reservationFor(null, 2.5, 20 * MB, 1000 * MB)).toBe(20 * MB));
+  test("never more than the whole budget (a huge job can run alone)", () => {
+    expect(reservationFor(null, 2, 2000 * MB, 100 * MB)).toBe(100 * MB);
+    expect(fits(0, 100 * MB, 100 * MB)).toBe(true);
+  });
+  test("a reservation that does not fit waits", () => {
+    expect(fits(60 * MB, 40 * MB, 100 * MB)).toBe(true);
+    expect(fits(60 * MB, 41 * MB, 100 * MB)).toBe(false);
+    expect(fits(0, 500 * MB, 100 * MB)).toBe(true);
+  });
+  test("refined after download from the real size", () => expect(refinedReservation(3 * MB, 2, 1000 * MB)).toBe(6 * MB));
+});
+
+describe("retry decisions (seed 000: attempts bound retries)", () => {
+  const transient = { reason: "download_failed" as const, retryable: true, detail: "HTTP 502" };
+  const final = { reason: "encrypted" as const, retryable: false, params: { x: 1 }, detail: "PasswordException" };
+  test("retryable with attempts left → retry after backoff", () => {
+    expect(decideAfterFailure(transient, 1, 3, T0)).toEqual({ kind: "retry", notBefore: T0 + 1000 });
+    expect(decideAfterFailure(transient, 2, 3, T0)).toEqual({ kind: "retry", notBefore: T0 + 2000 });
+  });
+  test("retryable at the maximum → failed with the reason", () => {
+    expect(decideAfterFailure(transient, 3, 3, T0)).toEqual({ kind: "fail", reason: "download_failed", params: {} });
+  });
+  test("non-retryable fails at once with its params", () => {
+    expect(decideAfterFailure(final, 1, 5, T0)).toEqual({ kind: "fail", reason: "encrypted", params: { x: 1 } });
+  });
+  test("backoff doubles and is capped at 60 s", () => {
+    expect([1, 2, 3, 4].map(backoffMs)).toEqual([1000, 2000, 4000, 8000]);
+    expect(backoffMs(30)).toBe(60_000);
+  });
+});

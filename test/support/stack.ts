@@ -1,0 +1,88 @@
+/**
+ * Test harness: the project's Bot API emulator on 127.0.0.1 plus the real bot
+ * (createApp + @grammyjs/runner long polling + the engine), in this process, with
+ * SQLite and data dirs in a fresh temp folder. Tests talk to the bot only as
+ * chat users through the emulator.
+ */
+import { run, type RunnerHandle } from "@grammyjs/runner";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { createApp, type App } from "../../bot/app.ts";
+import { loadConfig, type Config } from "../../bot/config.ts";
+import { pollConflicts } from "../../bot/intake/poll-conflicts.ts";
+import { createLogger, type Logger } from "../../bot/log.ts";
+import type { ProcessRunner } from "../../bot/worker/types.ts";
+import { startEmulator, type Emulator, type EmulatorOptions } from "../emulator/index.ts";
+
+/** A running emulator + bot. */
+export interface Stack {
+  readonly em: Emulator;
+  readonly app: App;
+  readonly config: Config;
+  readonly dir: string;
+  /** Every log line the bot wrote (JSON strings). */
+  readonly logs: string[];
+  /** Wait until job `id` is in one of `states` (polls the store), returns the row. */
+  waitJob(id: number, states?: readonly string[], timeoutMs?: number): Promise<NonNullable<Awaited<ReturnType<App["services"]["store"]["get"]>>>>;
+  /** Stop bot and emulator and delete the temp folder. */
+  stop(): Promise<void>;
+}
+
+/** Options of {@link startStack}. */
+export interface StackOptions {
+  readonly emulator?: EmulatorOptions;
+  /** Extra environment for loadConfig (strings, as an operator writes them). */
+  readonly env?: Record<string, string>;
+  readonly runner?: ProcessRunner;
+  /** Keep polling off (tests that drive the engine alone). */
+  readonly noPolling?: boolean;
+}
+
+/** Start the emulator and the bot against it. */
+export async function startStack(opts: StackOptions = {}): Promise<Stack> {
+  const dir = mkdtempSync(join(tmpdir(), "docket-e2e-"));
+  const mode = opts.emulator?.mode ?? "cloud";
+  const em = await startEmulator({ rateLimits: false, ...opts.emulator, ...(mode === "local" ? { localDir: opts.emulator?.localDir ?? join(dir, "bot-api") } : {}) });
+  const config = loadConfig({
+    BOT_TOKEN: em.token,
+    BOT_API_MODE: mode,
+    BOT_API_ROOT: em.apiRoot,
+    DATA_DIR: join(dir, "data"),
+    LOCAL_BOT_API_DIR: em.localDir ?? join(dir, "bot-api"),
+    HTTP_PORT: "0",
+    LEASE_TTL: "5s",
+    ...opts.env,
+  });
+  const logs: string[] = [];
+  const log: Logger = createLogger({ level: "debug", token: config.token, write: (l) => void logs.push(l), journald: false });
+  const app = await createApp({ config, log, ...(opts.runner ? { runner: opts.runner } : {}) });
+  app.bot.api.config.use(pollConflicts({ log, deleteWebhook: true, backoffMs: 200 }));
+  await app.bot.init();
+  let runner: RunnerHandle | null = null;
+  if (!opts.noPolling) runner = run(app.bot, { runner: { fetch: { timeout: 1 }, silent: true } });
+  app.engine.start();
+
+  return {
+    em,
+    app,
+    config,
+    dir,
+    logs,
+    async waitJob(id, states = ["ready", "failed", "expired"], timeoutMs = 30_000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const job = await app.services.store.get(id);
+        if (job && states.includes(job.status)) return job;
+        if (Date.now() > until) throw new Error(`job ${id} not in ${states.join("/")} after ${timeoutMs} ms: ${JSON.stringify(job)}`);
+        await Bun.sleep(25);
+      }
+    },
+    async stop() {
+      if (runner?.isRunning()) await Promise.race([runner.stop(), Bun.sleep(2000)]);
+      await app.close(2000);
+      await em.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
