@@ -113,6 +113,17 @@ const envSchema = z.object({
   HTTP_PORT: z.string().trim().regex(/^\d+$/, "expected a TCP port number").transform(Number).pipe(z.number().int().min(0).max(65535)).prefault("8090"),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"], { message: "expected trace, debug, info, warn, error or fatal" }).default("info"),
   DELETE_WEBHOOK_ON_START: bool.prefault("true"),
+  WEBHOOK_URL: z.string().trim().url("expected the public https URL Telegram posts updates to, e.g. https://bot.example.com/tg/hook").optional(),
+  WEBHOOK_SECRET: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9_-]{1,256}$/, "expected 1-256 characters A-Z a-z 0-9 _ - (Bot API: setWebhook secret_token)")
+    .optional(),
+  WEBHOOK_LISTEN: z
+    .string()
+    .trim()
+    .regex(/^[0-9.]+:\d+$/, "expected host:port for the local webhook listener, e.g. 127.0.0.1:8088")
+    .prefault("127.0.0.1:8088"),
 });
 
 /** Per-operation, per-mode limits in bytes (seed 000: "Два лимита, которые нельзя складывать в один"). */
@@ -164,6 +175,8 @@ export interface Config {
   readonly httpPort: number;
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
   readonly deleteWebhookOnStart: boolean;
+  /** Webhook mode when set: the public URL Telegram posts to (nginx in front); else long polling. */
+  readonly webhook: { readonly url: string; readonly secret: string; readonly host: string; readonly port: number; readonly path: string } | null;
 }
 
 /** Thrown when the environment is invalid; `message` names every bad variable and its expected form. */
@@ -196,6 +209,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(problems);
   }
   const e = parsed.data;
+  if (e.WEBHOOK_URL && !e.WEBHOOK_SECRET) throw new ConfigError(["WEBHOOK_SECRET: is required with WEBHOOK_URL (1-256 characters A-Z a-z 0-9 _ -)"]);
+  const [host, port] = e.WEBHOOK_LISTEN.split(":") as [string, string];
   return Object.freeze({
     token: e.BOT_TOKEN,
     mode: e.BOT_API_MODE,
@@ -230,6 +245,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     httpPort: e.HTTP_PORT,
     logLevel: e.LOG_LEVEL,
     deleteWebhookOnStart: e.DELETE_WEBHOOK_ON_START,
+    webhook: e.WEBHOOK_URL ? Object.freeze({ url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET!, host, port: Number(port), path: new URL(e.WEBHOOK_URL).pathname }) : null,
   });
 }
 

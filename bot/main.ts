@@ -10,6 +10,7 @@ import { createApp } from "./app.ts";
 import { createLogger } from "./log.ts";
 import { pollConflicts } from "./intake/poll-conflicts.ts";
 import { startOpsServer } from "./ops/http.ts";
+import { startWebhook } from "./intake/webhook.ts";
 
 async function main(): Promise<number> {
   let config;
@@ -36,9 +37,11 @@ async function main(): Promise<number> {
   }
   log.info({ bot: bot.botInfo.username, mode: config.mode, data_dir: config.dataDir, pid: process.pid }, "docket starting");
 
-  const runner = run(bot, {
-    runner: { fetch: { timeout: 30, allowed_updates: ["message", "callback_query"] }, silent: true, retryInterval: "exponential" },
-  });
+  // Intake: a webhook behind nginx when WEBHOOK_URL is set, else long polling (never both).
+  const webhook = config.webhook ? await startWebhook(bot, config.webhook, log) : null;
+  const runner = webhook
+    ? null
+    : run(bot, { runner: { fetch: { timeout: 30, allowed_updates: ["message", "callback_query"] }, silent: true, retryInterval: "exponential" } });
   engine.start();
   const ops = config.httpPort > 0 ? startOpsServer(config.httpPort, { sqlite: app.db.sqlite, api: bot.api, dataDir: config.dataDir, budget: config.downloadBudget }, app.services.metrics, log) : null;
   const janitorTimer = setInterval(() => void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed")), config.janitorIntervalMs);
@@ -52,14 +55,14 @@ async function main(): Promise<number> {
       log.info({ signal }, "stopping");
       clearInterval(janitorTimer);
       void ops?.stop(true);
-      await Promise.race([runner.isRunning() ? runner.stop() : undefined, Bun.sleep(3000)]);
+      await Promise.race([runner?.isRunning() ? runner.stop() : undefined, webhook?.stop(), Bun.sleep(3000)]);
       await app.close(15_000);
       log.info("stopped");
       resolve(code);
     };
     process.on("SIGTERM", () => void stop("SIGTERM"));
     process.on("SIGINT", () => void stop("SIGINT"));
-    runner.task()?.catch((err) => {
+    runner?.task()?.catch((err) => {
       log.fatal({ err }, "long polling stopped");
       void stop("polling-error", 1);
     });

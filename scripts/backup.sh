@@ -26,7 +26,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=scripts/lib/common.sh
 . "$HERE/lib/common.sh"
 
-usage() { sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { print_header "${BASH_SOURCE[0]}"; }
 
 DATA_DIR="${DATA_DIR:-/var/lib/docket}"
 DEST="${BACKUP_DIR:-}"

@@ -12,12 +12,13 @@
 #   - systemd:        `systemd-analyze verify` on systemd/ units (test/bundle)
 #   - sqlite3:        backup.sh / restore.sh (.backup, PRAGMA integrity_check)
 #   - openssl:        dummy TLS certificates for `nginx -t`
+#   - curl:           requests to the live nginx and the install health check
 #   - docker-compose: `docker-compose config` on compose/docker-compose.yml (no engine needed)
 #   - poppler-utils:  pdftoppm / pdfinfo (processor tests, bench)
 #   - imagemagick:    convert (bench fixtures)
 set -euo pipefail
 
-PACKAGES=(shellcheck nginx systemd sqlite3 openssl docker-compose poppler-utils imagemagick)
+PACKAGES=(shellcheck nginx systemd sqlite3 openssl curl docker-compose poppler-utils imagemagick)
 APT_UPDATE_TIMEOUT="${APT_UPDATE_TIMEOUT:-300}"
 APT_INSTALL_TIMEOUT="${APT_INSTALL_TIMEOUT:-900}"
 

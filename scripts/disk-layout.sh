@@ -25,7 +25,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=scripts/lib/common.sh
 . "$HERE/lib/common.sh"
 
-usage() { sed -n '2,25p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { print_header "${BASH_SOURCE[0]}"; }
 
 ENV_FILE=/etc/docket/docket.env
 DATA_DIR_ARG="" MODE_ARG="" BUDGET_ARG="" SPACE_CHECK=1

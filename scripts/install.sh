@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # install.sh — install or update docket on a fresh Debian/Ubuntu VPS with one command.
 #
-# Usage (as root, from an unpacked docket source tree):
+# Usage: (as root, from an unpacked docket source tree)
 #   scripts/install.sh [options]
 #
 # Options:
@@ -38,7 +38,7 @@ SRC="$(cd "$HERE/.." && pwd)"
 # shellcheck source=scripts/lib/common.sh
 . "$HERE/lib/common.sh"
 
-usage() { sed -n '2,36p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { print_header "${BASH_SOURCE[0]}"; }
 
 ETC=/etc/docket
 APP_DIR=/opt/docket
@@ -143,6 +143,9 @@ WEBHOOK_PORT="${WEBHOOK_PORT:-$(existing WEBHOOK_PORT)}"
 WEBHOOK_PORT="${WEBHOOK_PORT:-8091}"
 WEBHOOK_URL="${WEBHOOK_URL:-$(existing WEBHOOK_URL)}"
 log "  mode $MODE, data $DATA_DIR, health port $HTTP_PORT, budget $BUDGET, webhook $([ "$WEBHOOK" = 1 ] && echo on || echo off)"
+if [ "$WEBHOOK" = 1 ] && [ "$MODE" = local ]; then
+  warn "webhook with a local Bot API server: the server (in its container) must reach WEBHOOK_URL; long polling is the tested path in local mode (docs/local-mode.md)"
+fi
 if [ -n "$ROOT" ]; then log "  throwaway root: $ROOT (host accounts, packages, docker and systemctl are not touched)"; fi
 
 # ---------------------------------------------------------------------------------------------
@@ -384,6 +387,7 @@ release_dir="$(rp "$APP_DIR/releases/$release")"
 if [ -d "$release_dir" ] && [ -f "$release_dir/.complete" ]; then
   log "  = release $release already installed"
 else
+  run rm -rf "$release_dir.tmp" # leftovers of an interrupted run
   run mkdir -p "$release_dir.tmp"
   show_cmd tar -C "$SRC" -cf - "<files of ship_list>" "|" tar -C "$release_dir.tmp" -xf -
   if [ "$DRY_RUN" != 1 ]; then

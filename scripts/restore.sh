@@ -19,7 +19,7 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=scripts/lib/common.sh
 . "$HERE/lib/common.sh"
 
-usage() { sed -n '2,18p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'; }
+usage() { print_header "${BASH_SOURCE[0]}"; }
 
 SERVICE=1 WITH_RESULTS=0 DATA_DIR_ARG="" BACKUP=""
 while [ $# -gt 0 ]; do

@@ -50,7 +50,12 @@ export type Result =
       readonly retryAfterMs?: number | undefined;
     };
 
-/** Rate-limit kinds that spend the per-chat shared message budget and the bot-wide budget. */
+/** Kinds that spend the per-chat shared send/edit budget (Options.messageIntervalMs; tdlib/td#2592). */
 export function spendsMessageBudget(kind: Kind): boolean {
+  return kind === "send" || kind === "edit";
+}
+
+/** Kinds that take a slot from the bot-wide limiter (sends, edits, and drafts, whose limits are UNCONFIRMED). */
+export function spendsBotBudget(kind: Kind): boolean {
   return kind === "send" || kind === "edit" || kind === "draft";
 }

@@ -40,6 +40,7 @@ export class ChatMachine {
   readonly retryAt = new Map<string, number>();
   private readonly attempts = new Map<string, number>();
   private events: OutboxEvent[] = [];
+  private served = 0;
   private settled: Settled[] = [];
   /** Monotonic ms since the machine has had no streams; null while it has some. */
   idleSince: number | null;
@@ -70,7 +71,9 @@ export class ChatMachine {
   /** Hand an action to the executor: its slot is in flight until apply(). */
   start(action: Action): void {
     if (action.kind === "action") return;
-    const m = this.streams.get(action.streamId)?.messages[action.index];
+    const s = this.streams.get(action.streamId);
+    if (s) s.servedSeq = ++this.served;
+    const m = s?.messages[action.index];
     if (m) m.inFlight = true;
   }
 

@@ -29,9 +29,9 @@ export interface Options {
    * Telegram FAQ "≤ 20 messages per minute in a group" (botapi-facts §3).
    */
   readonly groupMessageIntervalMs: number;
-  /** Minimum pause between two sendMessageDraft calls in one chat, ms (limits UNCONFIRMED; default 1000). */
+  /** Minimum pause between two sendMessageDraft calls in one chat, ms (limits UNCONFIRMED; default 1000). Drafts do not spend the send/edit budget. */
   readonly draftIntervalMs: number;
-  /** Bot-wide cap on sends + edits + drafts across all chats, per second (FAQ "~30/s"; default 28 keeps a margin). 0 disables. */
+  /** Bot-wide cap on sends + edits + drafts across all chats of one bot, per second (FAQ "~30/s"; default 28 keeps a margin for latency jitter). 0 disables. */
   readonly globalPerSecond: number;
   /** First backoff step after a transient failure, ms (seed: backoff_base 1.0 s). Doubles per attempt. */
   readonly backoffBaseMs: number;

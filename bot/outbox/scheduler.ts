@@ -5,6 +5,9 @@
  * ready = max(last_at[kind] + interval[kind], retry_at[(stream, index)]); the winner is the
  * minimum of (ready, 0 if finalized else 1, stream_id); typing only while a non-final typing
  * stream exists; exactly one action per plan.
+ * Fairness (docket addition): between the finalized rank and the stream id sits "least recently
+ * served first". With send and edit sharing one budget, all streams of a chat share one ready
+ * time, and the seed's bare stream-id tie-break let a busy first stream starve every later one.
  * Docket additions: the shared send/edit budget and the group pace (Options.messageIntervalMs,
  * groupMessageIntervalMs), drafts in private chats.
  */
@@ -52,8 +55,8 @@ export function kindReadyAt(kind: Kind, t: Timings, o: Options, chatId: number):
       const pace = isPrivateChat(chatId) ? o.messageIntervalMs : Math.max(o.messageIntervalMs, o.groupMessageIntervalMs);
       return Math.max(own, t.message + pace);
     }
-    case "draft":
-      return Math.max(t.draft + o.draftIntervalMs, t.message + o.messageIntervalMs);
+    case "draft": // drafts are ephemeral previews with their own (UNCONFIRMED) limits, not messages
+      return t.draft + o.draftIntervalMs;
     case "delete":
       return t.delete + o.deleteIntervalMs;
     case "action":
@@ -61,15 +64,23 @@ export function kindReadyAt(kind: Kind, t: Timings, o: Options, chatId: number):
   }
 }
 
+/** Lexicographic (ready, rank, served, id) < best. */
+function before(ready: number, rank: number, served: number, id: number, b: { ready: number; rank: number; served: number; id: number }): boolean {
+  if (ready !== b.ready) return ready < b.ready;
+  if (rank !== b.rank) return rank < b.rank;
+  if (served !== b.served) return served < b.served;
+  return id < b.id;
+}
+
 /**
  * Decide the single next step. Pure: no clock, no I/O, no mutation.
- * Candidates compare by (ready, finalized ? 0 : 1, stream id); typing ranks after messages at equal readiness.
+ * Candidates compare by (ready, finalized ? 0 : 1, servedSeq, stream id); typing ranks after messages at equal readiness.
  */
 export function plan(v: SchedulerView): Plan {
   const { now, timings: t, options: o, chatId } = v;
   if (now < t.holdUntil) return { type: "sleep", until: t.holdUntil };
   const priv = isPrivateChat(chatId);
-  let best: { ready: number; rank: number; id: number; action: Action } | null = null;
+  let best: { ready: number; rank: number; served: number; id: number; action: Action } | null = null;
   let typingOwner: StreamState | null = null;
   for (const s of v.streams) {
     if (s.closed) continue;
@@ -79,7 +90,7 @@ export function plan(v: SchedulerView): Plan {
     const kind = kindOf(step.intent);
     const ready = Math.max(kindReadyAt(kind, t, o, chatId), v.retryAt.get(slotKey(s.id, step.index)) ?? -Infinity);
     const rank = s.isFinal ? 0 : 1;
-    if (best && (best.ready < ready || (best.ready === ready && (best.rank < rank || (best.rank === rank && best.id < s.id))))) continue;
+    if (best && !before(ready, rank, s.servedSeq, s.id, best)) continue;
     const m = s.messages[step.index]!;
     const intent = step.intent;
     const action: Action = {
@@ -92,12 +103,12 @@ export function plan(v: SchedulerView): Plan {
       draftId: intent.type === "draft" ? draftIdOf(s.id, step.index) : null,
       threadId: s.config.threadId,
     };
-    best = { ready, rank, id: s.id, action };
+    best = { ready, rank, served: s.servedSeq, id: s.id, action };
   }
   if (typingOwner) {
     const ready = kindReadyAt("action", t, o, chatId);
     if (!best || ready < best.ready) {
-      best = { ready, rank: 2, id: typingOwner.id, action: { kind: "action", type: "typing", streamId: typingOwner.id, threadId: typingOwner.config.threadId } };
+      best = { ready, rank: 2, served: 0, id: typingOwner.id, action: { kind: "action", type: "typing", streamId: typingOwner.id, threadId: typingOwner.config.threadId } };
     }
   }
   if (!best) return { type: "sleep", until: Infinity };

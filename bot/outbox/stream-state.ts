@@ -38,6 +38,8 @@ export class StreamState {
   failure: { reason: string; error?: unknown } | null = null;
   /** Drafts may be switched off at runtime when the chat refuses them. */
   drafts: boolean;
+  /** Machine-local sequence number of this stream's last action (0 = never served); fairness tie-break. */
+  servedSeq = 0;
   /** Monotonic ms when the stream settled; swept streamTtlMs later. */
   settledAt: number | null = null;
 

@@ -14,7 +14,7 @@ export interface Timings {
   delete: number;
   action: number;
   draft: number;
-  /** Last send or edit (or draft), for the shared message budget (Options.messageIntervalMs). */
+  /** Last send or edit, for the shared message budget (Options.messageIntervalMs). */
   message: number;
   /** No call to this chat before this monotonic ms (429 retry_after; seed: hold_until). */
   holdUntil: number;

@@ -11,7 +11,7 @@
  * answers every waiter instead of leaving finish() hanging; the worker belongs to no update.
  */
 import type { Api } from "grammy";
-import { spendsMessageBudget } from "./action.ts";
+import { spendsBotBudget } from "./action.ts";
 import type { Clock } from "./clock.ts";
 import { deliverEvents, type EventSink, type OutboxLogger } from "./events.ts";
 import type { Executor } from "./executor.ts";
@@ -131,7 +131,7 @@ export class ChatWorker {
         const p = m.plan(now);
         if (p.type === "act") {
           const a = p.action;
-          if (limiter && spendsMessageBudget(a.kind) && !haveSlot) {
+          if (limiter && spendsBotBudget(a.kind) && !haveSlot) {
             const slot = limiter.reserve(now);
             if (slot > now) {
               haveSlot = true; // re-plan after the wait: the content may be fresher by then

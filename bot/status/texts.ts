@@ -21,5 +21,5 @@ export function factsSummary(locale: Locale, facts: Facts): string {
 export function reasonText(locale: Locale, reason: string, params: Record<string, string | number>): string {
   const key = `reason-${reason}`;
   const text = i18n.t(locale, key, params);
-  return text === key ? reason : text;
+  return text === key || text === `{${key}}` ? reason : text;
 }

@@ -30,6 +30,11 @@ step() {
   printf '==> step %s%d: %s\n' "${STEP_PARENT:+$STEP_PARENT.}" "$STEP_NO" "$*" >&2
 }
 
+# print_header FILE — the leading comment block of a script (its --help text), without "# ".
+print_header() {
+  awk 'NR == 1 { next } /^#/ { sub(/^# ?/, ""); print; next } { exit }' "$1"
+}
+
 # rp PATH — the path as seen inside ROOT ("" = the real system).
 rp() { printf '%s%s' "$ROOT" "$1"; }
 

@@ -153,11 +153,14 @@ describe.skipIf(policy === "skip")("backup.sh and restore.sh", () => {
     ]);
   });
 
-  it("--no-service leaves systemd alone", () => {
+  it("--no-service leaves systemd alone (the documented scratch restore)", () => {
     writeFileSync(recLog, "");
-    const r = restore(["--no-service", join(backups, listBackups()[0]!)]);
+    const live = readFileSync(dbPath());
+    const r = restore(["--no-service", "--data-dir", "/tmp/restore-test", join(backups, listBackups()[0]!)]);
     expect(r.status).toBe(0);
     expect(readFileSync(recLog, "utf8")).toBe("");
+    expect(rows(join(root, "tmp/restore-test/db/docket.sqlite"))).toHaveLength(200);
+    expect(readFileSync(dbPath())).toEqual(live);
   });
 
   it("refuses a damaged backup and leaves the live database untouched", () => {

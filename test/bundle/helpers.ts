@@ -3,9 +3,9 @@
  * roots, command runs and tree snapshots. Nothing here reaches a network other than 127.0.0.1.
  */
 import { createHash } from "node:crypto";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, lstatSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, lstatSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 /** Absolute path of the repository root (the directory holding package.json). */
 export const repoRoot: string = resolve(import.meta.dirname, "../..");
@@ -151,4 +151,30 @@ export function makeRecorder(dir: string, name: string, log: string): string {
 export function fakeToken(): string {
   const secret = createHash("sha256").update(String(Math.random())).digest("base64url").slice(0, 35);
   return `7${Math.floor(Math.random() * 1e9)}:${secret}`;
+}
+
+/** Executables the units name; stubs stand in for them under a verify root. */
+export const UNIT_EXECUTABLES: readonly string[] = [
+  "/usr/local/bin/bun",
+  "/opt/docket/current/scripts/backup.sh",
+  "/etc/docket/hooks/on-failure",
+  "/usr/bin/test",
+];
+
+/**
+ * Make `root` usable by `systemd-analyze verify --root=ROOT`: a copy of the host's
+ * /usr/lib/systemd/system (so sysinit.target etc. resolve) and a stub executable at each of
+ * {@link UNIT_EXECUTABLES} not already there. Units go to ROOT/etc/systemd/system (caller's job).
+ */
+export function prepareVerifyRoot(root: string): void {
+  mkdirSync(join(root, "usr/lib/systemd"), { recursive: true });
+  if (existsSync("/usr/lib/systemd/system") && !existsSync(join(root, "usr/lib/systemd/system"))) {
+    cpSync("/usr/lib/systemd/system", join(root, "usr/lib/systemd/system"), { recursive: true, verbatimSymlinks: true });
+  }
+  mkdirSync(join(root, "etc/systemd/system"), { recursive: true });
+  for (const s of UNIT_EXECUTABLES) {
+    if (existsSync(join(root, s))) continue;
+    mkdirSync(dirname(join(root, s)), { recursive: true });
+    writeExecutable(join(root, s), "#!/bin/sh\nexit 0\n");
+  }
 }

@@ -10,7 +10,7 @@ import { existsSync, lstatSync, readFileSync, readlinkSync, statSync, writeFileS
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  fakeToken, makeRecorder, makeTempDir, modeOf, removeDir, repoRoot, runCmd, runCmdAsync, snapshotTree,
+  fakeToken, hasTool, makeRecorder, makeTempDir, modeOf, prepareVerifyRoot, removeDir, repoRoot, runCmd, runCmdAsync, snapshotTree,
 } from "./helpers";
 
 const STEPS = [
@@ -67,7 +67,7 @@ describe("install.sh --dry-run", () => {
     const token = fakeToken();
     try {
       const before = snapshotTree(root);
-      const r = await install(["--dry-run", "--root", root, "--mode", "local", "--api-id", "42", "--webhook"], {
+      const r = await install(["--dry-run", "--root", root, "--mode", "local", "--api-id", "42", "--webhook", "--download-budget", "16MB"], {
         BOT_TOKEN: token,
         SYSTEMCTL: systemctl,
         DOCKER_COMPOSE: compose,
@@ -91,7 +91,7 @@ describe("install.sh --dry-run", () => {
   it("without --root touches nothing on the host either", async () => {
     const hostPaths = ["/etc/docket", "/opt/docket", "/var/lib/docket", "/etc/systemd/system/docket.service"];
     const existed = hostPaths.map((p) => existsSync(p));
-    const r = await install(["--dry-run", "--skip-packages", "--no-start"], { BOT_TOKEN: fakeToken() });
+    const r = await install(["--dry-run", "--skip-packages", "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
     expect(r.status).toBe(0);
     expect(r.stderr).toContain("==> step 12: next steps");
     expect(hostPaths.map((p) => existsSync(p))).toEqual(existed);
@@ -112,7 +112,7 @@ describe("install.sh --root", () => {
     writeFileSync(recLog, "");
     const r = await install(
       ["--root", root, "--mode", "local", "--api-id", "123456", "--api-hash-file", join(work, "api-hash"),
-        "--http-port", String(health!.port), "--webhook", "--download-budget", "1GB"],
+        "--http-port", String(health!.port), "--webhook", "--download-budget", "16MB"],
       { BOT_TOKEN: token, SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose },
     );
     expect(r.stderr).toContain("healthy:");
@@ -130,7 +130,7 @@ describe("install.sh --root", () => {
     expect(env).toContain("BOT_API_ROOT=http://127.0.0.1:8081\n");
     expect(env).toContain("LOCAL_BOT_API_DIR=/var/lib/docket/bot-api\n");
     expect(env).toContain(`HTTP_PORT=${health!.port}\n`);
-    expect(env).toContain("DOWNLOAD_BUDGET=1GB\n");
+    expect(env).toContain("DOWNLOAD_BUDGET=16MB\n");
     expect(env).toMatch(/^WEBHOOK_SECRET=[A-Za-z0-9]{48}$/m);
     expect(modeOf(join(root, "etc/docket/bot-api.env"))).toBe("600");
     expect(readFileSync(join(root, "etc/docket/bot-api.env"), "utf8")).toContain(`TELEGRAM_API_ID=123456\nTELEGRAM_API_HASH=${API_HASH}\n`);
@@ -188,10 +188,10 @@ describe("install.sh --root", () => {
 
   it("applies a changed flag and keeps every other key", async () => {
     const before = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
-    const r = await install(["--root", root, "--download-budget", "2GB", "--no-start"], { DOCKER_COMPOSE: compose });
+    const r = await install(["--root", root, "--download-budget", "32MB", "--no-start"], { DOCKER_COMPOSE: compose });
     expect(r.status).toBe(0);
     const after = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
-    expect(after).toBe(before.replace("DOWNLOAD_BUDGET=1GB", "DOWNLOAD_BUDGET=2GB"));
+    expect(after).toBe(before.replace("DOWNLOAD_BUDGET=16MB", "DOWNLOAD_BUDGET=32MB"));
   });
 
   it("fails with exit 4 when /healthz does not answer", async () => {
@@ -206,10 +206,23 @@ describe("install.sh --root", () => {
 });
 
 describe("install.sh input checks", () => {
+  it.each(["install.sh", "disk-layout.sh", "backup.sh", "restore.sh"])("%s --help prints its usage", (name) => {
+    const r = runCmd(["bash", `scripts/${name}`, "--help"]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("Usage:");
+    expect(r.stdout).not.toContain("set -euo pipefail");
+  });
+
+  it("rejects an unknown option", () => {
+    const r = runCmd(["bash", "scripts/install.sh", "--frobnicate"]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain("unknown argument: --frobnicate");
+  });
+
   it("rejects a malformed token without printing it", async () => {
     const root = makeTempDir("badtoken");
     try {
-      const r = await install(["--root", root, "--no-start"], { BOT_TOKEN: "12345:short-secret-value" });
+      const r = await install(["--root", root, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: "12345:short-secret-value" });
       expect(r.status).toBe(1);
       expect(r.stderr).toContain("does not look like");
       expect(r.stderr).not.toContain("short-secret-value");
@@ -222,13 +235,13 @@ describe("install.sh input checks", () => {
   it("reads the token from --token-file and stops without one when not interactive", async () => {
     const root = makeTempDir("tokenfile");
     try {
-      const none = await install(["--root", root, "--no-start"]);
+      const none = await install(["--root", root, "--no-start", "--download-budget", "16MB"]);
       expect(none.status).toBe(1);
       expect(none.stderr).toContain("no bot token");
       const token = fakeToken();
       const tokenFile = join(work, "token");
       writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
-      const r = await install(["--root", root, "--no-start", "--token-file", tokenFile]);
+      const r = await install(["--root", root, "--no-start", "--token-file", tokenFile, "--download-budget", "16MB"]);
       expect(r.status).toBe(0);
       expect(readFileSync(join(root, "etc/docket/docket.env"), "utf8")).toContain(`BOT_TOKEN=${token}\nBOT_API_MODE=cloud\n`);
       expect(existsSync(join(root, "var/lib/docket/bot-api"))).toBe(false); // cloud mode
@@ -243,6 +256,41 @@ describe("install.sh input checks", () => {
       const r = await install(["--root", root, "--no-start", "--download-budget", "100000TB"], { BOT_TOKEN: fakeToken() });
       expect(r.status).toBe(3);
       expect(r.stderr).toContain("not enough free space");
+    } finally {
+      removeDir(root);
+    }
+  });
+});
+
+describe("install.sh drop-ins", () => {
+  it("joins the group that already holds gid 101 and records a non-default data dir", async () => {
+    const root = makeTempDir("dropins");
+    try {
+      runCmd(["mkdir", "-p", join(root, "etc")]);
+      writeFileSync(join(root, "etc/group"), "root:x:0:\n_ssh:x:101:\n");
+      const r = await install(["--root", root, "--no-start", "--mode", "local", "--api-id", "1", "--data-dir", "/srv/docket", "--download-budget", "16MB"], {
+        BOT_TOKEN: fakeToken(),
+        TELEGRAM_API_HASH: API_HASH,
+      });
+      expect(r.status).toBe(0);
+      expect(r.stderr).toContain("gid 101 already belongs to group '_ssh'");
+      const unitDir = join(root, "etc/systemd/system");
+      for (const u of ["docket.service", "docket-janitor.service"]) {
+        expect(readFileSync(join(unitDir, `${u}.d/10-botapi-group.conf`), "utf8")).toMatch(/^SupplementaryGroups=\nSupplementaryGroups=_ssh\n/m);
+        expect(readFileSync(join(unitDir, `${u}.d/20-data-dir.conf`), "utf8")).toContain(
+          "ReadWritePaths=\nReadWritePaths=/srv/docket/db /srv/docket/downloads /srv/docket/work /srv/docket/results\n",
+        );
+      }
+      expect(readFileSync(join(unitDir, "docket-backup.service.d/20-data-dir.conf"), "utf8")).toContain("ReadWritePaths=/srv/docket/db /srv/docket/backups\n");
+      expect(readFileSync(join(root, "etc/docket/docket.env"), "utf8")).toContain("DATA_DIR=/srv/docket\n");
+      expect(modeOf(join(root, "srv/docket/db"))).toBe("750");
+      // The installed units with their drop-ins still verify (systemd.test.ts covers a missing tool).
+      if (hasTool("systemd-analyze")) {
+        prepareVerifyRoot(root);
+        const v = runCmd(["systemd-analyze", "verify", `--root=${root}`, "docket.service", "docket-janitor.service", "docket-backup.service"]);
+        expect(v.stderr + v.stdout).toBe("");
+        expect(v.status).toBe(0);
+      }
     } finally {
       removeDir(root);
     }

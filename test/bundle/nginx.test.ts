@@ -72,7 +72,7 @@ beforeAll(async () => {
   const root = join(dir, "root");
   mkdirSync(root);
   const r = runCmd(
-    ["bash", "scripts/install.sh", "--root", root, "--webhook", "--webhook-port", String(upstream.port), "--no-start", "--non-interactive"],
+    ["bash", "scripts/install.sh", "--root", root, "--webhook", "--webhook-port", String(upstream.port), "--no-start", "--non-interactive", "--download-budget", "16MB"],
     { env: { BOT_TOKEN: fakeToken() } },
   );
   if (r.status !== 0) throw new Error(`install.sh failed: ${r.stderr}`);

@@ -8,14 +8,13 @@
  * puts stub executables at the paths the units name (/usr/local/bin/bun, the backup script,
  * the operator hook, /usr/bin/test). Nothing outside DIR is touched.
  */
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { cpSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, removeDir, repoRoot, runCmd, toolPolicy, writeExecutable } from "./helpers";
+import { makeTempDir, prepareVerifyRoot, removeDir, repoRoot, runCmd, toolPolicy, writeExecutable } from "./helpers";
 
 const unitsDir = join(repoRoot, "systemd");
 const unitNames = readdirSync(unitsDir).filter((n) => /\.(service|timer)$/.test(n)).sort();
-const stubs = ["/usr/local/bin/bun", "/opt/docket/current/scripts/backup.sh", "/etc/docket/hooks/on-failure", "/usr/bin/test"];
 
 /** Parse a unit file into section → key → values (repeated keys keep every value in order). */
 function parseUnit(text: string): Map<string, Map<string, string[]>> {
@@ -48,16 +47,8 @@ let root = "";
 
 beforeAll(() => {
   root = makeTempDir("systemd-root");
-  mkdirSync(join(root, "usr/lib/systemd"), { recursive: true });
-  if (existsSync("/usr/lib/systemd/system")) {
-    cpSync("/usr/lib/systemd/system", join(root, "usr/lib/systemd/system"), { recursive: true, verbatimSymlinks: true });
-  }
-  mkdirSync(join(root, "etc/systemd/system"), { recursive: true });
+  prepareVerifyRoot(root);
   for (const n of unitNames) cpSync(join(unitsDir, n), join(root, "etc/systemd/system", n));
-  for (const s of stubs) {
-    mkdirSync(dirname(join(root, s)), { recursive: true });
-    writeExecutable(join(root, s), "#!/bin/sh\nexit 0\n");
-  }
 });
 afterAll(() => removeDir(root));
 
@@ -104,6 +95,7 @@ describe("unit directives", () => {
     expect(get(s, "Service", "ProtectSystem")).toBe("strict");
     expect(get(s, "Service", "PrivateTmp")).toBe("yes");
     expect(get(s, "Service", "Restart")).toBe("on-failure");
+    expect(get(s, "Service", "RestartPreventExitStatus")).toBe("2");
     expect(get(s, "Service", "TimeoutStopSec")).toBe("45");
     expect(get(s, "Service", "KillSignal")).toBe("SIGTERM");
     expect(get(s, "Service", "StandardOutput")).toBe("journal");

@@ -43,6 +43,7 @@ interface Failure {
   method: string;
   error: InjectedError;
   times: number;
+  after: number;
   chatId?: number;
   match?: FailOptions["match"];
 }
@@ -138,6 +139,7 @@ export class Core {
       method: method.toLowerCase(),
       error,
       times: opts.times ?? 1,
+      after: opts.after ?? 0,
       ...(opts.chatId !== undefined ? { chatId: opts.chatId } : {}),
       ...(opts.match ? { match: opts.match } : {}),
     });
@@ -154,6 +156,10 @@ export class Core {
     );
     if (i < 0) return undefined;
     const f = this.failures[i]!;
+    if (f.after > 0) {
+      f.after--;
+      return undefined;
+    }
     if (--f.times <= 0) this.failures.splice(i, 1);
     return f.error;
   }

@@ -3,7 +3,7 @@
  * the plain text + MessageEntity list and to reject malformed markup with TDLib's error details
  * ("Bad Request: can't parse entities: <detail>", botapi-facts.md §3). Offsets in errors are UTF-8 byte
  * offsets; entity offsets/lengths are UTF-16 code units (Bot API MessageEntity).
- * Not emulated: automatic url/mention/hashtag detection and whitespace trimming of the stored text.
+ * Not emulated: automatic url/mention/hashtag detection.
  */
 import { ApiError, badRequest, E } from "./api-error.ts";
 
@@ -333,6 +333,25 @@ export function parseMarkdownLegacy(src: string): FormattedText {
   return { text: out, entities: sortEntities(entities) };
 }
 
+/**
+ * Strips leading and trailing whitespace (code units ≤ U+0020) like TDLib's `fix_formatted_text`, shifting
+ * and clipping entities; entities left empty are dropped. So "hello\n" is stored and returned as "hello".
+ */
+export function trimFormatted(ft: FormattedText): FormattedText {
+  let start = 0;
+  let end = ft.text.length;
+  while (start < end && ft.text.charCodeAt(start) <= 0x20) start++;
+  while (end > start && ft.text.charCodeAt(end - 1) <= 0x20) end--;
+  if (start === 0 && end === ft.text.length) return ft;
+  const entities: Entity[] = [];
+  for (const e of ft.entities) {
+    const a = Math.max(e.offset, start);
+    const b = Math.min(e.offset + e.length, end);
+    if (b > a) entities.push({ ...e, offset: a - start, length: b - a });
+  }
+  return { text: ft.text.slice(start, end), entities };
+}
+
 function sortEntities(list: Entity[]): Entity[] {
   return list.sort((a, b) => a.offset - b.offset || b.length - a.length);
 }
@@ -359,7 +378,8 @@ export function formatText(
   else if (mode === "markdown") ft = parseMarkdownLegacy(src);
   else if (mode === "") ft = { text: src, entities: Array.isArray(explicit) ? (explicit as Entity[]) : [] };
   else throw badRequest("unsupported parse_mode");
-  if (kind === "text" && ft.text.trim() === "") throw badRequest(E.textEmpty);
+  if (kind !== "draft") ft = trimFormatted(ft);
+  if (kind === "text" && ft.text === "") throw badRequest(E.textEmpty);
   const max = kind === "caption" ? MAX_CAPTION_LENGTH : MAX_TEXT_LENGTH;
   if (ft.text.length > max) throw badRequest(kind === "caption" ? E.captionTooLong : E.messageTooLong);
   return ft;

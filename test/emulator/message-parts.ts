@@ -64,11 +64,13 @@ export function readReplyTo(c: Ctx, chat: Chat): number | undefined {
 
 /**
  * The bot message an edit addresses (chat_id + message_id).
- * @throws ApiError 400 "message to edit not found" for unknown, deleted or user messages, or inline_message_id.
+ * @throws ApiError 400 "message to edit not found" for unknown or deleted messages (or inline_message_id),
+ *   400 "message can't be edited" for messages the bot did not send.
  */
 export function messageToEdit(c: Ctx, chat: Chat): StoredMessage {
   const m = chat.get(c.args.int("message_id", 0));
-  if (!m || m.deleted || m.from !== "bot") throw badRequest(E.messageToEditNotFound);
+  if (!m || m.deleted) throw badRequest(E.messageToEditNotFound);
+  if (m.from !== "bot") throw badRequest("message can't be edited");
   return m;
 }
 

@@ -121,6 +121,23 @@ describe("edits and deletes", () => {
     expect(u.messages()[0]!.reply_markup).toBeUndefined();
   });
 
+  it("trims surrounding whitespace like TDLib, so an edit that differs only there is not modified", async () => {
+    const u = em.user();
+    const m = await api.sendMessage(u.chatId, "\n  <b>done</b>\n", { parse_mode: "HTML" });
+    expect(m.text).toBe("done");
+    expect(m.entities).toEqual([{ type: "bold", offset: 0, length: 4 }]);
+    expect(await apiFailure(api.editMessageText(u.chatId, m.message_id, "<b>done</b>  ", { parse_mode: "HTML" }))).toEqual({
+      code: 400,
+      description: NOT_MODIFIED,
+    });
+  });
+
+  it("refuses to edit a user's message", async () => {
+    const u = em.user();
+    const s = await u.sendText("mine");
+    expect(await apiFailure(api.editMessageText(u.chatId, s.message_id, "x"))).toEqual({ code: 400, description: "Bad Request: message can't be edited" });
+  });
+
   it("answers message to edit not found / message to delete not found", async () => {
     const u = em.user();
     expect(await apiFailure(api.editMessageText(u.chatId, 777, "x"))).toEqual({ code: 400, description: "Bad Request: message to edit not found" });

@@ -52,6 +52,8 @@ function deleteMessage(c: Ctx): unknown {
   const chat = c.core.chatFor(c, true);
   const m = chat.get(c.args.int("message_id", 0));
   if (!m || m.deleted) throw badRequest(E.messageToDeleteNotFound);
+  // In a group the bot is a plain member here (no admin rights), so others' messages stay.
+  if (chat.type === "group" && m.from !== "bot") throw badRequest("message can't be deleted");
   m.deleted = true;
   chat.note(`bot deleted #${m.message_id}`);
   return true;

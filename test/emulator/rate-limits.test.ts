@@ -1,4 +1,5 @@
 /** Flood control: 429 with retry_after + Retry-After per chat, per group, globally; injected holds (checklist 10; BR-06). */
+import { autoRetry } from "@grammyjs/auto-retry";
 import { Api } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "./index.ts";
@@ -65,6 +66,19 @@ describe("rate limits", () => {
     expect(em.count("editMessageText", u.chatId)).toBe(2);
     await Bun.sleep(2050);
     expect(await api.editMessageText(u.chatId, m.message_id, "progress 4")).toMatchObject({ text: "progress 4" });
+  });
+
+  it("lets grammY's auto-retry wait out retry_after from the body and succeed", async () => {
+    em = await startEmulator({ rateLimits: { perChatBurst: 1 } });
+    const api = new Api(em.token, { apiRoot: em.apiRoot });
+    api.config.use(autoRetry());
+    const u = em.user();
+    await api.sendMessage(u.chatId, "first");
+    const t0 = Date.now();
+    await api.sendMessage(u.chatId, "second");
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(900);
+    expect(em.calls.filter((c) => c.method === "sendMessage").map((c) => c.status)).toEqual([200, 429, 200]);
+    expect(u.messages().map((m) => m.text)).toEqual(["first", "second"]);
   });
 
   it("can be switched off and on at run time", async () => {

@@ -87,6 +87,19 @@ describe("injected errors", () => {
     expect((await rawCall(em, "getFile", { file_id: "A" })).status).toBe(400);
     expect((await rawCall(em, "getFile", { file_id: "A" })).body.description).toBe("Bad Request: invalid file_id");
   });
+
+  it("lets `after` matching calls through first (the 3rd edit fails, BR-06)", async () => {
+    const u = em.user();
+    const m = await rawCall(em, "sendMessage", { chat_id: u.chatId, text: "p0" });
+    const id = (m.body.result as { message_id: number }).message_id;
+    em.failNext("editMessageText", { error_code: 429, description: "Too Many Requests: retry after 5", retry_after: 5 }, { after: 2 });
+    const statuses: number[] = [];
+    for (let i = 1; i <= 4; i++) statuses.push((await rawCall(em, "editMessageText", { chat_id: u.chatId, message_id: id, text: `p${i}` })).status);
+    // The 4th is still 429: the injected 429 holds the chat for 5 s like Telegram's flood wait.
+    expect(statuses).toEqual([200, 200, 429, 429]);
+    const third = em.calls.filter((c) => c.method === "editMessageText")[2]!;
+    expect(third).toMatchObject({ status: 429, retryAfter: 5, description: "Too Many Requests: retry after 5" });
+  });
 });
 
 describe("logOut and close", () => {

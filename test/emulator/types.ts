@@ -92,8 +92,10 @@ export interface InjectedError {
 
 /** Filters for {@link Emulator.failNext}. */
 export interface FailOptions {
-  /** How many matching requests fail (default 1). */
+  /** How many matching requests fail (default 1; Infinity = every one). */
   times?: number;
+  /** Let this many matching requests through first (e.g. after: 2 fails the 3rd edit; BR-06). Default 0. */
+  after?: number;
   /** Only requests addressing this chat. */
   chatId?: number;
   /** Only requests whose parameters satisfy this predicate. */

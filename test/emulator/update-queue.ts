@@ -97,7 +97,14 @@ export class UpdateQueue {
 
   private take(limit: number): unknown[] {
     this.queue = this.queue.filter((q) => this.isAllowed(q.update));
-    const batch = this.queue.slice(0, limit);
+    // One answer carries at most ~4 MiB of updates (TBA JsonUpdates, 1 << 22), but always at least one.
+    const batch: Queued[] = [];
+    let bytes = 0;
+    for (const q of this.queue.slice(0, limit)) {
+      bytes += JSON.stringify(q.update).length;
+      if (batch.length > 0 && bytes > 1 << 22) break;
+      batch.push(q);
+    }
     for (const q of batch) delete q.redelivered;
     return batch.map((q) => q.update);
   }

@@ -42,7 +42,7 @@ describe("outbox under the emulator's enforced limits", () => {
         for (let i = 0; i < 200; i++) {
           a.update(answer(i));
           if (i % 40 === 0) b.update([{ text: `Send? rev ${i / 40}`, key: `r${i / 40}`, reply_markup: { inline_keyboard: [[{ text: "Yes", callback_data: `y${i}` }]] } }]);
-          await sleep(5);
+          await sleep(40);
         }
         const [ia, ib] = await Promise.all([a.finish(), b.finish()]);
         return { chat, ia, ib };

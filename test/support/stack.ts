@@ -35,6 +35,8 @@ export interface StackOptions {
   /** Extra environment for loadConfig (strings, as an operator writes them). */
   readonly env?: Record<string, string>;
   readonly runner?: ProcessRunner;
+  /** Runs after the emulator starts and before the bot does (inject faults, set a webhook). */
+  readonly beforeStart?: (em: Emulator) => Promise<void> | void;
   /** Keep polling off (tests that drive the engine alone). */
   readonly noPolling?: boolean;
 }
@@ -44,6 +46,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const dir = mkdtempSync(join(tmpdir(), "docket-e2e-"));
   const mode = opts.emulator?.mode ?? "cloud";
   const em = await startEmulator({ rateLimits: false, ...opts.emulator, ...(mode === "local" ? { localDir: opts.emulator?.localDir ?? join(dir, "bot-api") } : {}) });
+  await opts.beforeStart?.(em);
   const config = loadConfig({
     BOT_TOKEN: em.token,
     BOT_API_MODE: mode,
@@ -59,6 +62,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const app = await createApp({ config, log, ...(opts.runner ? { runner: opts.runner } : {}) });
   app.bot.api.config.use(pollConflicts({ log, deleteWebhook: true, backoffMs: 200 }));
   await app.bot.init();
+  if (opts.beforeStart) await Bun.sleep(0);
   let runner: RunnerHandle | null = null;
   if (!opts.noPolling) runner = run(app.bot, { runner: { fetch: { timeout: 1 }, silent: true } });
   app.engine.start();

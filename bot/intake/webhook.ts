@@ -1,0 +1,42 @@
+/**
+ * Webhook intake (instead of long polling): grammY's webhook adapter on
+ * `Bun.serve`, listening on 127.0.0.1 behind nginx. The secret token header is
+ * checked by grammY (`X-Telegram-Bot-Api-Secret-Token`; Bot API: setWebhook
+ * secret_token); the answer goes back right after the handler's INSERT and reply.
+ */
+import { webhookCallback, type Bot } from "grammy";
+import type { Config } from "../config.ts";
+import type { DocketContext } from "../i18n/index.ts";
+import type { Logger } from "../log.ts";
+
+/** A running webhook listener. */
+export interface WebhookServer {
+  /** The port it listens on (useful with port 0 in tests). */
+  readonly port: number;
+  stop(): Promise<void>;
+}
+
+/**
+ * Register the webhook with Telegram and start the local listener.
+ * @throws GrammyError when setWebhook is refused (bad URL, secret) — start-up stops with it
+ */
+export async function startWebhook(bot: Bot<DocketContext>, webhook: NonNullable<Config["webhook"]>, log: Logger): Promise<WebhookServer> {
+  const handle = webhookCallback(bot, "std/http", { secretToken: webhook.secret, onTimeout: "return", timeoutMilliseconds: 9_000 });
+  const server = Bun.serve({
+    hostname: webhook.host,
+    port: webhook.port,
+    async fetch(req) {
+      const path = new URL(req.url).pathname;
+      if (req.method !== "POST" || path !== webhook.path) return new Response("Not Found", { status: 404 });
+      try {
+        return await handle(req);
+      } catch (err) {
+        log.error({ err }, "webhook update failed");
+        return new Response("error", { status: 500 });
+      }
+    },
+  });
+  await bot.api.setWebhook(webhook.url, { secret_token: webhook.secret, allowed_updates: ["message", "callback_query"], drop_pending_updates: false });
+  log.info({ listen: `${webhook.host}:${server.port}`, path: webhook.path }, "webhook set; listening for updates");
+  return { port: server.port ?? webhook.port, stop: async () => void (await server.stop(true)) };
+}

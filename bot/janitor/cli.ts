@@ -1,0 +1,39 @@
+/**
+ * `bun run janitor`: one janitor pass from the same environment as the bot
+ * (for `docket-janitor.timer`). Prints the report as one JSON log line; exit 0
+ * on success, 2 on bad configuration, 1 on failure.
+ */
+import { ConfigError, loadConfig } from "../config.ts";
+import { openDb } from "../db/open.ts";
+import { SqliteJobStore } from "../jobs/sqlite-store.ts";
+import { createLogger } from "../log.ts";
+import { dataPaths } from "../worker/paths.ts";
+import { Janitor } from "./janitor.ts";
+
+async function main(): Promise<number> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`docket janitor: ${err.message}\n`);
+      return 2;
+    }
+    throw err;
+  }
+  const log = createLogger({ level: config.logLevel, token: config.token });
+  const paths = dataPaths(config.dataDir);
+  const db = openDb(paths.dbFile);
+  try {
+    const janitor = new Janitor(new SqliteJobStore(db.db), paths, log, { partMaxAgeMs: config.partMaxAgeMs, deadLeaseGraceMs: config.leaseTtlMs * 10 });
+    await janitor.runOnce();
+    return 0;
+  } catch (err) {
+    log.error({ err }, "janitor pass failed");
+    return 1;
+  } finally {
+    db.close();
+  }
+}
+
+process.exit(await main());
