@@ -119,11 +119,8 @@ const envSchema = z.object({
     .trim()
     .regex(/^[A-Za-z0-9_-]{1,256}$/, "expected 1-256 characters A-Z a-z 0-9 _ - (Bot API: setWebhook secret_token)")
     .optional(),
-  WEBHOOK_LISTEN: z
-    .string()
-    .trim()
-    .regex(/^[0-9.]+:\d+$/, "expected host:port for the local webhook listener, e.g. 127.0.0.1:8088")
-    .prefault("127.0.0.1:8088"),
+  WEBHOOK_PORT: z.string().trim().regex(/^\d+$/, "expected the 127.0.0.1 TCP port nginx forwards the webhook to, e.g. 8091").transform(Number).pipe(z.number().int().min(1).max(65535)).prefault("8091"),
+  WEBHOOK_PATH: z.string().trim().regex(/^\/[A-Za-z0-9/_-]*$/, "expected a URL path like /telegram/webhook").optional(),
 });
 
 /** Per-operation, per-mode limits in bytes (seed 000: "Два лимита, которые нельзя складывать в один"). */
@@ -210,7 +207,6 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   }
   const e = parsed.data;
   if (e.WEBHOOK_URL && !e.WEBHOOK_SECRET) throw new ConfigError(["WEBHOOK_SECRET: is required with WEBHOOK_URL (1-256 characters A-Z a-z 0-9 _ -)"]);
-  const [host, port] = e.WEBHOOK_LISTEN.split(":") as [string, string];
   return Object.freeze({
     token: e.BOT_TOKEN,
     mode: e.BOT_API_MODE,
@@ -245,7 +241,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     httpPort: e.HTTP_PORT,
     logLevel: e.LOG_LEVEL,
     deleteWebhookOnStart: e.DELETE_WEBHOOK_ON_START,
-    webhook: e.WEBHOOK_URL ? Object.freeze({ url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET!, host, port: Number(port), path: new URL(e.WEBHOOK_URL).pathname }) : null,
+    webhook: e.WEBHOOK_URL
+      ? Object.freeze({ url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET!, host: "127.0.0.1", port: e.WEBHOOK_PORT, path: e.WEBHOOK_PATH ?? new URL(e.WEBHOOK_URL).pathname })
+      : null,
   });
 }
 

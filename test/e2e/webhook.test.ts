@@ -28,7 +28,7 @@ function freePort(): number {
 test("updates arrive by webhook with the secret token; a POST without it is refused", async () => {
   stack = await startStack({ runner: copyRunner(), noPolling: true, emulator: { allowHttpWebhook: true } });
   const port = freePort();
-  const cfg = loadConfig({ BOT_TOKEN: stack.em.token, WEBHOOK_URL: `http://127.0.0.1:${port}/tg/hook`, WEBHOOK_SECRET: "s3cret_token-1", WEBHOOK_LISTEN: `127.0.0.1:${port}` });
+  const cfg = loadConfig({ BOT_TOKEN: stack.em.token, WEBHOOK_URL: `http://127.0.0.1:${port}/tg/hook`, WEBHOOK_SECRET: "s3cret_token-1", WEBHOOK_PORT: String(port) });
   hook = await startWebhook(stack.app.bot, cfg.webhook!, stack.app.services.log);
   const setCall = stack.em.calls.find((c) => c.method === "setWebhook")!;
   expect(setCall.params.secret_token).toBe("s3cret_token-1");
