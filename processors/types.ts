@@ -62,7 +62,9 @@ export interface Facts {
   readonly height?: number; // image height as displayed, px
   readonly frames?: number; // animated/multi-page images
   readonly textChars?: number; // PDF text layer characters
-  readonly mismatch?: string; // e.g. "sent as .pdf but is a PNG image"
+  readonly mismatch?: string; // e.g. "sent as .pdf but is a PNG image" (English; logs and fallback)
+  /** Structured form of `mismatch` for localized chat text (`facts-mismatch` in facts.ftl). */
+  readonly mismatchInfo?: { readonly declaredExt: string; readonly actualExt: string; readonly actualLabel: string };
   readonly [key: string]: unknown;
 }
 

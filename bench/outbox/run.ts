@@ -96,7 +96,7 @@ async function measure(name: string, makeApi: (apiRoot: string, token: string) =
   return {
     name,
     calls,
-    detail: Object.entries(methods).map(([m, n]) => `${m.replace(/^send|Message|Text/g, "")}:${n}`).join(" "),
+    detail: Object.entries(methods).map(([m, n]) => `${SHORT[m] ?? m} ${n}`).join(", "),
     n429: rep.n429 as number,
     visibleMedian: median(lat),
     visibleMax: Math.max(...lat),
@@ -106,6 +106,8 @@ async function measure(name: string, makeApi: (apiRoot: string, token: string) =
     wallS,
   };
 }
+
+const SHORT: Record<string, string> = { sendMessage: "send", editMessageText: "edit", deleteMessage: "delete", sendChatAction: "typing", sendMessageDraft: "draft" };
 
 const plainApi = (apiRoot: string, token: string) => new Api(token, { apiRoot });
 

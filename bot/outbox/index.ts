@@ -22,3 +22,4 @@ export type { Action, Result, FailureKind } from "./action.ts";
 export { ChatMachine } from "./machine.ts";
 export { RateLimiter } from "./limiter.ts";
 export type { Clock } from "./clock.ts";
+export { outboxMiddleware, ScopedOutbox, type OutboxFlavor } from "./middleware.ts";

@@ -53,10 +53,10 @@ export class LiveStream implements AsyncDisposable {
   /**
    * Set the desired messages: one chunk per message (a string means `{ text }`). Synchronous;
    * sends nothing itself. Calls after the stream was killed are ignored.
-   * @throws Error after finish()/close().
+   * @throws Error after finish(), close() or Outbox.close().
    */
   update(chunks: readonly (ChunkInput | string)[] | ChunkInput | string): void {
-    if (this.finished) throw new Error(`outbox stream ${this.id}: update() after finish()`);
+    if (this.finished || this.state.isFinal) throw new Error(`outbox stream ${this.id}: update() after finish() or Outbox.close()`);
     const list = Array.isArray(chunks) ? chunks : [chunks as ChunkInput | string];
     const out: Chunk[] = new Array(list.length);
     for (let i = 0; i < list.length; i++) {

@@ -11,7 +11,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import type { Api } from "grammy";
-import type { ChunkInput } from "./chunk.ts";
+import { toChunk, type ChunkInput } from "./chunk.ts";
 import { realClock, type Clock } from "./clock.ts";
 import { consoleLogger, type EventSink, type OutboxLogger } from "./events.ts";
 import { grammyExecutor, type Executor } from "./executor.ts";
@@ -22,6 +22,9 @@ import { makeOptions, type Options } from "./options.ts";
 import { StreamState } from "./stream-state.ts";
 import { TimingsCache } from "./timings.ts";
 import { ChatWorker, type ContextRunner } from "./worker.ts";
+
+/** Stand-in content of adopted messages: unknown, so any real update differs from it. */
+const ADOPTED = toChunk({ text: "\u0000outbox:adopted" });
 
 /** The context of module load: belongs to no update. Workers run in it. */
 const ROOT: ContextRunner = AsyncLocalStorage.snapshot();
@@ -52,6 +55,11 @@ export interface StreamOptions {
   readonly threadId?: number;
   /** Reply to this message_id with the first chunk, unless the chunk names its own reply_to. */
   readonly replyTo?: number;
+  /**
+   * message_ids already in the chat that this stream owns, in slot order (e.g. a job's status
+   * message stored before a restart): later updates edit them instead of sending new ones.
+   */
+  readonly adopt?: readonly number[];
 }
 
 /** The bot id is the token's public prefix; the secret part never leaves this function. */
@@ -92,6 +100,7 @@ export class Outbox {
       drafts: opts.drafts ?? this.options.draftsEnabled,
       threadId: opts.threadId,
     });
+    if (opts.adopt?.length) state.adopt(opts.adopt, ADOPTED);
     const live = new LiveStream(state, worker, chatId, this.options.raiseOnFailure, opts.replyTo);
     worker.machine.addStream(state);
     worker.attach(state.id, { api, run: AsyncLocalStorage.snapshot(), onSettled: (o) => live.settle(o) });

@@ -41,9 +41,9 @@ export function isPrivateChat(chatId: number): boolean {
   return chatId > 0;
 }
 
-/** Non-zero draft id for a stream slot (Bot API sendMessageDraft: draft_id must be non-zero). */
+/** Non-zero draft id for a stream slot, within 1…2^31−1 (Bot API sendMessageDraft: draft_id must be non-zero). */
 export function draftIdOf(streamId: number, index: number): number {
-  return streamId * 256 + (index % 255) + 1;
+  return ((streamId * 256 + (index % 255)) % 0x7fff_ff00) + 1;
 }
 
 /** Earliest monotonic ms at which a call of `kind` is allowed in this chat by the per-chat limits. */

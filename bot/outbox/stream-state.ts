@@ -51,6 +51,21 @@ export class StreamState {
     this.drafts = config.drafts;
   }
 
+  /**
+   * Take over messages already in the chat (e.g. a job's status message after a restart), in slot
+   * order. They count as delivered with unknown content: nothing is sent until update() asks for
+   * different content, which then edits them in place (or deletes them when the list is shorter).
+   */
+  adopt(messageIds: readonly number[], placeholder: Chunk): void {
+    for (const id of messageIds) {
+      const m = new OutMessage(placeholder);
+      m.messageId = id;
+      m.sentHash = placeholder.hash;
+      m.sentKey = placeholder.key;
+      this.messages.push(m);
+    }
+  }
+
   /** True once the stream is killed or finished and fully delivered. */
   get closed(): boolean {
     return this.status !== "live";

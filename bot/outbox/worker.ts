@@ -47,7 +47,6 @@ export class ChatWorker {
   private readonly handles = new Map<number, StreamHandle>();
   private readonly cancelCtl = new AbortController();
   private sleepCtl: AbortController | null = null;
-  private woken = false;
   private draining = false;
   /** Resolves when cancel() is called: an executor that ignores its AbortSignal cannot hold the loop. */
   private readonly cancelled: Promise<null>;
@@ -75,9 +74,11 @@ export class ChatWorker {
     this.wake();
   }
 
-  /** Wake the loop now (update(), finish(), close()). Cheap; never lost while the loop is busy. */
+  /**
+   * Wake the loop now (update(), finish(), close()). Cheap. A wake while the loop is busy needs no
+   * flag: the loop re-plans from the current state before it sleeps again, with no await between.
+   */
   wake(): void {
-    this.woken = true;
     this.sleepCtl?.abort();
   }
 
@@ -95,7 +96,6 @@ export class ChatWorker {
   }
 
   private async sleep(ms: number): Promise<void> {
-    if (this.woken) return;
     const ctl = new AbortController();
     this.sleepCtl = ctl;
     const onCancel = () => ctl.abort();
@@ -155,9 +155,7 @@ export class ChatWorker {
           this.stopping = true;
           break;
         }
-        this.woken = false;
         await this.sleep(p.until - now);
-        this.woken = false;
       }
     } catch (err) {
       crash = err;

@@ -12,9 +12,19 @@ export function factsSummary(locale: Locale, facts: Facts): string {
     return t(locale, "summary-pdf", { pages: facts.pages, chars: typeof facts.textChars === "number" ? facts.textChars : 0 });
   }
   if (typeof facts.width === "number" && typeof facts.height === "number") {
-    return t(locale, "summary-image", { label: facts.label, width: facts.width, height: facts.height, frames: typeof facts.frames === "number" ? facts.frames : 1 });
+    return t(locale, "summary-image", { label: localizedLabel(locale, facts.label), width: facts.width, height: facts.height, frames: typeof facts.frames === "number" ? facts.frames : 1 });
   }
-  return t(locale, "summary-other", { label: facts.label });
+  return t(locale, "summary-other", { label: localizedLabel(locale, facts.label) });
+}
+
+/**
+ * A content label in the user's language: `label-<slug>` from the locale files
+ * (e.g. "PNG image" → `label-png-image`), falling back to the English label.
+ */
+export function localizedLabel(locale: Locale, label: string): string {
+  const key = `label-${label.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}`;
+  const text = i18n.t(locale, key);
+  return text === key || text === `{${key}}` ? label : text;
 }
 
 /** Localized reason text for a failed job; falls back to the code itself when no message exists. */

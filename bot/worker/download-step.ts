@@ -38,8 +38,10 @@ export class DownloadStep {
       // Resume rule: whatever a previous try left in downloads/ is not trusted.
       await removeJobFiles(this.paths.downloads, job.id);
       const dest = join(this.paths.downloads, generatedName(job.id));
+      // Progress is worth showing only for files that take a while (≥ 2 MB or unknown size).
+      const showProgress = job.declaredSize === null || job.declaredSize >= 2 * 1024 * 1024;
       let lastShown = -1;
-      status.update(job, t(locale, "status-downloading", { id: String(job.id), percent: 0 }));
+      if (showProgress) status.update(job, t(locale, "status-downloading", { id: String(job.id), percent: 0 }));
       const started = now();
       const file = await this.fetcher({
         jobId: job.id,
@@ -49,7 +51,7 @@ export class DownloadStep {
         limit: downloadLimit(config),
         signal: controller.signal,
         onProgress: (bytes, total) => {
-          if (!total) return;
+          if (!total || !showProgress) return;
           const pct = Math.min(100, Math.floor((bytes / total) * 10) * 10);
           if (pct > lastShown) {
             lastShown = pct;

@@ -17,7 +17,7 @@ import { iso } from "../jobs/lease.ts";
 import type { TryFailure } from "../jobs/retry.ts";
 import { isReasonCode } from "../jobs/reasons.ts";
 import type { Services } from "../services.ts";
-import { factsSummary } from "../status/texts.ts";
+import { factsSummary, localizedLabel } from "../status/texts.ts";
 import { redactSecrets } from "../log.ts";
 import { ProcessingError, type Facts, type ProcessorResult } from "../../processors/types.ts";
 import type { Finisher } from "./finisher.ts";
@@ -182,9 +182,9 @@ export class ProcessStep {
     this.services.metrics.jobsEnded.inc({ status: "ready", reason: "" });
     const locale = localeFor(job.languageCode);
     let text = t(locale, "status-ready", { id: String(job.id), facts: factsSummary(locale, facts), until: utcMinute(expiresAt) });
-    const mismatch = facts.mismatch as { declaredExt?: string; actualLabel?: string } | string | undefined;
-    if (mismatch && typeof mismatch === "object" && mismatch.declaredExt) {
-      text += `\n${t(locale, "mismatch-note", { declared: mismatch.declaredExt, actual: mismatch.actualLabel ?? facts.label })}`;
+    const mismatch = facts.mismatchInfo as { declaredExt?: string; actualLabel?: string } | undefined;
+    if (mismatch?.declaredExt) {
+      text += `\n${t(locale, "mismatch-note", { declared: mismatch.declaredExt, actual: localizedLabel(locale, mismatch.actualLabel ?? facts.label) })}`;
     }
     if (fromPhoto) text += `\n${t(locale, "photo-note")}`;
     await status.final(job, text);

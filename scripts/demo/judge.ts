@@ -6,12 +6,6 @@
  */
 import type { ManifestRow } from "../samples/manifest.ts";
 
-/** Accepted aliases of a manifest reason (fixtures README: "(alias …)"). */
-const ALIASES: Record<string, readonly string[]> = {
-  not_pdf: ["not_pdf", "unsupported_type"],
-  corrupt: ["corrupt", "truncated", "not_pdf"],
-  unsupported_type: ["unsupported_type"],
-};
 
 /** The job as the demo reads it from SQLite. */
 export interface JobOutcome {
@@ -55,7 +49,7 @@ export function judge(row: ManifestRow | null, job: JobOutcome | null): Verdict 
     return { right: true, why: "", factsText };
   }
   if (job.status !== "failed") return { right: false, why: `expected failed (${row.reason}), got ${job.status}`, factsText };
-  const allowed = ALIASES[row.reason ?? ""] ?? [row.reason];
+  const allowed: readonly string[] = [row.reason ?? "", ...row.aliases];
   if (!allowed.includes(job.reason ?? "")) return { right: false, why: `expected reason ${allowed.join("|")}, got ${job.reason}`, factsText };
   return { right: true, why: "", factsText };
 }

@@ -1,0 +1,21 @@
+# Content labels (processors/detect.ts) in English.
+label-pdf-document = PDF document
+label-jpeg-image = JPEG image
+label-png-image = PNG image
+label-gif-image = GIF image
+label-webp-image = WebP image
+label-tiff-image = TIFF image
+label-avif-image = AVIF image
+label-bmp-image = BMP image
+label-heic-image = HEIC image
+label-heif-image = HEIF image
+label-svg-image = SVG image
+label-word-document = Word document
+label-excel-workbook = Excel workbook
+label-powerpoint-presentation = PowerPoint presentation
+label-old-office-document = old Office document
+label-opendocument-text = OpenDocument text
+label-zip-archive = ZIP archive
+label-xml-file = XML file
+label-text-file = text file
+label-unknown-data = unknown data

@@ -1,0 +1,21 @@
+# Content labels (processors/detect.ts) in Russian; English uses the labels as they are.
+label-pdf-document = документ PDF
+label-jpeg-image = изображение JPEG
+label-png-image = изображение PNG
+label-gif-image = изображение GIF
+label-webp-image = изображение WebP
+label-tiff-image = изображение TIFF
+label-avif-image = изображение AVIF
+label-bmp-image = изображение BMP
+label-heic-image = изображение HEIC
+label-heif-image = изображение HEIF
+label-svg-image = изображение SVG
+label-word-document = документ Word
+label-excel-workbook = таблица Excel
+label-powerpoint-presentation = презентация PowerPoint
+label-old-office-document = старый документ Office
+label-opendocument-text = документ OpenDocument
+label-zip-archive = архив ZIP
+label-xml-file = файл XML
+label-text-file = текстовый файл
+label-unknown-data = неизвестные данные

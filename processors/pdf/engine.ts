@@ -1,0 +1,108 @@
+/**
+ * Loading pdf.js on Bun (DESIGN.md "Known pitfalls"; field case BR-11):
+ * - the legacy build `pdfjs-dist/legacy/build/pdf.mjs`; its DOMMatrix polyfill comes from
+ *   `@napi-rs/canvas`, so a missing canvas makes the import itself throw;
+ * - the worker module is imported here and published as `globalThis.pdfjsWorker`, so
+ *   pdf.js runs its "fake worker" in this (child) process without resolving
+ *   `./pdf.worker.mjs` at run time (bundled builds broke on that); `workerSrc` is also set
+ *   to a resolved URL;
+ * - `standardFontDataUrl` points at `node_modules/pdfjs-dist/standard_fonts/`.
+ * Loading is lazy and cached; a failure becomes ProcessingError `pdf_engine_unavailable`.
+ */
+import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+import { ProcessingError } from "../types.ts";
+import { buildRawPdf } from "./raw-pdf.ts";
+
+/** The pdf.js module namespace (legacy build). */
+export type PdfJs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
+
+let loading: Promise<PdfJs> | undefined;
+
+/** Absolute directory (with trailing slash) of pdf.js's standard font data. */
+export function standardFontDir(): string {
+  const pkg = fileURLToPath(import.meta.resolve("pdfjs-dist/package.json"));
+  return `${pkg.slice(0, pkg.lastIndexOf("/") + 1)}standard_fonts/`;
+}
+
+/** Translate an import failure into "what is missing" for the operator (BR-11). */
+function explainLoadFailure(err: unknown): string {
+  const msg = err instanceof Error ? err.message : String(err);
+  if (/DOMMatrix|Path2D|ImageData/.test(msg)) return `@napi-rs/canvas is missing or broken (pdf.js needs its DOMMatrix polyfill): ${msg}`;
+  if (/worker/i.test(msg)) return `pdf.js worker module could not be loaded: ${msg}`;
+  if (/Cannot find (module|package)/.test(msg)) return `pdfjs-dist is not installed: ${msg}`;
+  return `pdf.js failed to load: ${msg}`;
+}
+
+/**
+ * Import and configure pdf.js once per process.
+ * @throws ProcessingError `pdf_engine_unavailable` (detail names what is missing)
+ */
+export function loadPdfJs(): Promise<PdfJs> {
+  loading ??= (async () => {
+    try {
+      const worker = await import("pdfjs-dist/legacy/build/pdf.worker.mjs");
+      (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
+      const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs");
+      pdfjs.GlobalWorkerOptions.workerSrc = import.meta.resolve("pdfjs-dist/legacy/build/pdf.worker.mjs");
+      return pdfjs;
+    } catch (err) {
+      throw new ProcessingError("pdf_engine_unavailable", {}, explainLoadFailure(err));
+    }
+  })();
+  // A failed load stays failed for this process: the self-check reports it once at start.
+  return loading;
+}
+
+/** Result of {@link pdfEngineSelfCheck}. */
+export type PdfSelfCheck =
+  | { readonly ok: true; readonly version: string; readonly ms: number }
+  | { readonly ok: false; readonly missing: string };
+
+/** Text the built-in self-check PDF carries. */
+const SELF_CHECK_TEXT = "docket pdf self-check";
+
+/**
+ * Startup self-check (BR-11): import pdf.js, open a one-page PDF built in memory, read
+ * its text and render it with @napi-rs/canvas; check the standard fonts directory.
+ * Never throws; the service logs `missing` and then refuses PDFs with
+ * `pdf_engine_unavailable` (or refuses to start — the caller's choice).
+ */
+export async function pdfEngineSelfCheck(): Promise<PdfSelfCheck> {
+  const t0 = performance.now();
+  let fonts: string;
+  try {
+    fonts = standardFontDir();
+    if (!existsSync(`${fonts}FoxitSerif.pfb`)) return { ok: false, missing: `pdf.js standard fonts not found in ${fonts}` };
+  } catch (err) {
+    return { ok: false, missing: `pdfjs-dist standard_fonts cannot be resolved: ${(err as Error).message}` };
+  }
+  let pdfjs: PdfJs;
+  try {
+    pdfjs = await loadPdfJs();
+  } catch (err) {
+    return { ok: false, missing: (err as Error).message };
+  }
+  const task = pdfjs.getDocument({
+    data: buildRawPdf({ pages: [[SELF_CHECK_TEXT]], width: 200, height: 100 }),
+    standardFontDataUrl: fonts,
+    verbosity: pdfjs.VerbosityLevel.ERRORS,
+    isEvalSupported: false,
+  });
+  try {
+    const doc = await task.promise;
+    const page = await doc.getPage(1);
+    const text = (await page.getTextContent()).items.map((i) => ("str" in i ? i.str : "")).join("");
+    if (!text.includes(SELF_CHECK_TEXT)) return { ok: false, missing: `pdf.js text extraction returned ${JSON.stringify(text)}` };
+    const { createCanvas } = await import("@napi-rs/canvas");
+    const viewport = page.getViewport({ scale: 0.5 });
+    const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
+    await page.render({ canvas: canvas as never, canvasContext: canvas.getContext("2d") as never, viewport }).promise;
+    page.cleanup();
+    return { ok: true, version: pdfjs.version, ms: Math.round(performance.now() - t0) };
+  } catch (err) {
+    return { ok: false, missing: `pdf.js could not open the built-in PDF: ${(err as Error).message}` };
+  } finally {
+    await task.destroy();
+  }
+}

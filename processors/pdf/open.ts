@@ -1,0 +1,66 @@
+/**
+ * Open a PDF with pdf.js and turn its failures into reason codes
+ * (fixture README "Reject reasons"; field case BR-09 for passwords).
+ */
+import { ProcessingError } from "../types.ts";
+import { loadPdfJs, standardFontDir, type PdfJs } from "./engine.ts";
+
+/** An open document and the loading task that owns it (destroy the task when done). */
+export interface OpenPdf {
+  readonly pdfjs: PdfJs;
+  readonly task: ReturnType<PdfJs["getDocument"]>;
+  readonly doc: Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>;
+}
+
+/** Latin-1 view of bytes for cheap marker searches. */
+function latin1(bytes: Uint8Array): string {
+  return new TextDecoder("latin1").decode(bytes);
+}
+
+/**
+ * Classify bytes pdf.js could not open: objects present but no `%%EOF`/`startxref`
+ * → `truncated` (cut short); no object at all after the header → `corrupt`.
+ */
+export function classifyUnreadablePdf(bytes: Uint8Array): "truncated" | "corrupt" {
+  const text = latin1(bytes);
+  const hasObjects = /\d+\s+\d+\s+obj\b/.test(text);
+  const tail = text.slice(-2048);
+  const hasEnd = tail.includes("%%EOF") || tail.includes("startxref");
+  return hasObjects && !hasEnd ? "truncated" : "corrupt";
+}
+
+/**
+ * Open PDF bytes. An empty user password is tried implicitly by pdf.js (BR-09: owner-only
+ * encryption opens); broken xref tables are rebuilt by pdf.js where it can.
+ * @throws ProcessingError `encrypted` (user password needed), `truncated`, `corrupt`,
+ *   `pdf_engine_unavailable`
+ */
+export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
+  const pdfjs = await loadPdfJs();
+  let fonts: string;
+  try {
+    fonts = standardFontDir();
+  } catch (err) {
+    throw new ProcessingError("pdf_engine_unavailable", {}, `pdf.js standard fonts cannot be resolved: ${(err as Error).message}`);
+  }
+  // pdf.js may transfer/detach the buffer it gets; keep our own copy for classification.
+  const task = pdfjs.getDocument({
+    data: bytes.slice(),
+    standardFontDataUrl: fonts,
+    verbosity: pdfjs.VerbosityLevel.ERRORS,
+    isEvalSupported: false,
+    disableFontFace: true,
+    useSystemFonts: false,
+  });
+  // No onPassword handler: pdf.js then rejects with PasswordException ("No password given").
+  try {
+    return { pdfjs, task, doc: await task.promise };
+  } catch (err) {
+    await task.destroy();
+    if (err instanceof pdfjs.PasswordException || (err as Error)?.name === "PasswordException") {
+      throw new ProcessingError("encrypted", {}, `pdf.js: ${(err as Error).message}`);
+    }
+    const reason = classifyUnreadablePdf(bytes);
+    throw new ProcessingError(reason, { ext: "pdf", label: "PDF document" }, `pdf.js: ${(err as Error)?.name}: ${(err as Error)?.message}`);
+  }
+}

@@ -1,0 +1,117 @@
+/**
+ * The PDF processor (docs/processors.md "PDF"): facts (pages, version, title/author/
+ * producer, encryption, text characters, page-1 size), the text layer as UTF-8 .txt,
+ * a JPEG preview of page 1; action `pages` renders every page into a ZIP of JPEGs.
+ */
+import { Zip, ZipPassThrough } from "fflate";
+import { join } from "node:path";
+import { outputFile } from "../naming.ts";
+import { ProcessingError, type Facts, type ProcessorOptions, type ProcessorOutput, type ProcessorResult } from "../types.ts";
+import { openPdf, type OpenPdf } from "./open.ts";
+import { renderPageJpeg } from "./render.ts";
+import { extractText } from "./text.ts";
+
+/** Longest side of the page-1 preview, px (also capped by options.maxOutputSide). */
+const PREVIEW_MAX_SIDE = 2000;
+/** Longest side of each page in the `pages` ZIP, px (also capped by options.maxOutputSide). */
+const PAGES_MAX_SIDE = 1600;
+/** Longest metadata string kept in facts, characters. */
+const MAX_META = 200;
+
+/** A metadata string from the PDF Info dictionary, trimmed and bounded, or undefined. */
+function metaString(value: unknown): string | undefined {
+  if (typeof value !== "string") return undefined;
+  // eslint-disable-next-line no-control-regex
+  const s = value.replace(/[\x00-\x1f]/g, " ").trim();
+  return s ? s.slice(0, MAX_META) : undefined;
+}
+
+/** Facts from the document's Info dictionary and page 1 geometry. */
+async function documentFacts(pdf: OpenPdf): Promise<Record<string, unknown>> {
+  const { info } = (await pdf.doc.getMetadata()) as { info: Record<string, unknown> };
+  const page1 = await pdf.doc.getPage(1);
+  const vp = page1.getViewport({ scale: 1 });
+  page1.cleanup();
+  return {
+    pdfVersion: metaString(info.PDFFormatVersion),
+    title: metaString(info.Title),
+    author: metaString(info.Author),
+    producer: metaString(info.Producer),
+    encrypted: info.EncryptFilterName != null,
+    linearized: info.IsLinearized === true,
+    pageWidthPt: Math.round(vp.width),
+    pageHeightPt: Math.round(vp.height),
+  };
+}
+
+/** Render every page into `<workDir>/pages.zip` (stored, not deflated: JPEG is compressed already). */
+async function writePagesZip(pdf: OpenPdf, options: ProcessorOptions, maxSide: number): Promise<number> {
+  const sink = Bun.file(join(options.workDir, "pages.zip")).writer();
+  let failure: Error | null = null;
+  const zip = new Zip((err, chunk) => {
+    if (err) failure = err;
+    else sink.write(chunk);
+  });
+  const pages = pdf.doc.numPages;
+  const digits = String(pages).length;
+  let rendered = 0;
+  for (let n = 1; n <= pages; n++) {
+    const img = await renderPageJpeg(pdf, n, maxSide, options.pdfPageBudgetMs);
+    if (!img) throw new ProcessingError("processing_timeout", { seconds: Math.ceil(options.pdfPageBudgetMs / 1000), page: n }, `render of page ${n} took over ${options.pdfPageBudgetMs} ms`);
+    const entry = new ZipPassThrough(`page-${String(n).padStart(digits, "0")}.jpg`);
+    zip.add(entry);
+    entry.push(img.jpeg, true);
+    rendered++;
+  }
+  zip.end();
+  await sink.end();
+  if (failure) throw failure;
+  return rendered;
+}
+
+/**
+ * Process a PDF file.
+ * @param inputPath the source (may have junk before `%PDF-`)
+ * @param options limits (maxPdfPages, pdfPageBudgetMs, maxOutputSide) and workDir
+ * @throws ProcessingError `encrypted`, `truncated`, `corrupt`, `empty` (0 pages),
+ *   `too_many_pages` ({pages, limit}), `processing_timeout` (a page over its budget),
+ *   `pdf_engine_unavailable`
+ */
+export async function processPdf(inputPath: string, options: ProcessorOptions): Promise<ProcessorResult> {
+  const bytes = await Bun.file(inputPath).bytes();
+  const pdf = await openPdf(bytes);
+  try {
+    const pages = pdf.doc.numPages;
+    if (pages === 0) throw new ProcessingError("empty", { what: "pdf" }, "PDF has 0 pages");
+    if (pages > options.maxPdfPages) {
+      throw new ProcessingError("too_many_pages", { pages, limit: options.maxPdfPages }, `PDF has ${pages} pages, cap ${options.maxPdfPages}`);
+    }
+    const meta = await documentFacts(pdf);
+    const outputs: ProcessorOutput[] = [];
+    const { text, chars } = await extractText(pdf, options.pdfPageBudgetMs);
+    const facts: Record<string, unknown> = { type: "application/pdf", label: "PDF document", pages, ...meta, textChars: chars };
+
+    if (options.action === "pages") {
+      facts.renderedPages = await writePagesZip(pdf, options, Math.min(options.maxOutputSide, PAGES_MAX_SIDE));
+      outputs.push(await outputFile(options, "pages.zip", "-pages.zip", "application/zip", "document"));
+    } else {
+      if (chars > 0) {
+        await Bun.write(join(options.workDir, "text.txt"), text);
+        outputs.push(await outputFile(options, "text.txt", ".txt", "text/plain; charset=utf-8", "document"));
+      }
+      const preview = await renderPageJpeg(pdf, 1, Math.min(options.maxOutputSide, PREVIEW_MAX_SIDE), options.pdfPageBudgetMs);
+      if (preview) {
+        await Bun.write(join(options.workDir, "preview.jpg"), preview.jpeg);
+        outputs.push(await outputFile(options, "preview.jpg", "-page1.jpg", "image/jpeg", "document"));
+        facts.previewWidth = preview.width;
+        facts.previewHeight = preview.height;
+      } else {
+        facts.previewSkipped = "page 1 render over budget";
+      }
+    }
+    for (const k of Object.keys(facts)) if (facts[k] === undefined) delete facts[k];
+    return { outputs, facts: facts as Facts };
+  } finally {
+    await pdf.task.destroy();
+  }
+}

@@ -1,0 +1,54 @@
+/**
+ * Text layer extraction with pdf.js `getTextContent`, one page at a time, each page
+ * within the per-page budget; `page.cleanup()` after each page (DESIGN.md pitfalls: memory).
+ */
+import { OVER_BUDGET, withBudget } from "../budget.ts";
+import { ProcessingError } from "../types.ts";
+import type { OpenPdf } from "./open.ts";
+
+/** Text of one page from pdf.js text items (`hasEOL` marks line ends). */
+export function joinTextItems(items: readonly unknown[]): string {
+  let out = "";
+  for (const item of items) {
+    if (item && typeof item === "object" && "str" in item) {
+      const { str, hasEOL } = item as { str: string; hasEOL?: boolean };
+      out += str;
+      if (hasEOL) out += "\n";
+    }
+  }
+  return out.replace(/[ \t]+\n/g, "\n").trimEnd();
+}
+
+/** Page separator line in the .txt output (1-based page numbers). */
+export function pageSeparator(page: number, pages: number): string {
+  return `--- page ${page} of ${pages} ---`;
+}
+
+/**
+ * Extract the text of every page.
+ * @param pdf the open document
+ * @param pageBudgetMs time allowed per page, ms
+ * @returns the .txt body (pages separated by {@link pageSeparator} lines) and the number of
+ *   text characters (separators and line breaks not counted)
+ * @throws ProcessingError `processing_timeout` when one page exceeds its budget
+ */
+export async function extractText(pdf: OpenPdf, pageBudgetMs: number): Promise<{ text: string; chars: number }> {
+  const pages = pdf.doc.numPages;
+  const parts: string[] = [];
+  let chars = 0;
+  for (let n = 1; n <= pages; n++) {
+    const page = await pdf.doc.getPage(n);
+    try {
+      const content = await withBudget(page.getTextContent(), pageBudgetMs);
+      if (content === OVER_BUDGET) {
+        throw new ProcessingError("processing_timeout", { seconds: Math.ceil(pageBudgetMs / 1000), page: n }, `text of page ${n} took over ${pageBudgetMs} ms`);
+      }
+      const text = joinTextItems(content.items);
+      chars += text.replace(/\s+/g, "").length;
+      parts.push(`${pageSeparator(n, pages)}\n${text}\n`);
+    } finally {
+      page.cleanup();
+    }
+  }
+  return { text: parts.join("\n"), chars };
+}

@@ -1,0 +1,27 @@
+/**
+ * Sample generators and the manifest reader, for the demo and for tests that make inputs on the fly.
+ * See samples/README.md (generated) and scripts/make-samples.ts.
+ */
+export { makePdf, type MakePdfOptions, type PdfImage, type PdfEncryption } from "./pdf.ts";
+export { rc4, standardSecurityR2 } from "./pdf-crypt.ts";
+export { encodePng, makeBombPng, type EncodePngOptions, type PngColorType } from "./png.ts";
+export { makeJpeg, makePng, makeAnimated, makeScanJpeg, type MakeJpegOptions, type MakePngOptions, type MakeAnimatedOptions } from "./images.ts";
+export { CARD_COLOURS, testCard, scanPage, solid, fillRect, fillCircle, type Raster } from "./raster.ts";
+export { makeDocx, makeXxeSvg, makeTextInvoice } from "./documents.ts";
+export { truncate, prependJunk, insertAfterHeader, garbageAfterHeader, randomBytes } from "./damage.ts";
+export { mulberry32, seededBytes } from "./prng.ts";
+export {
+  parseManifest,
+  parseManifestText,
+  parseDetail,
+  isManifestReason,
+  formatManifest,
+  MANIFEST_COLUMNS,
+  MANIFEST_REASONS,
+  type ManifestRow,
+  type ManifestLine,
+  type ManifestReason,
+  type SampleFacts,
+} from "./manifest.ts";
+export { SAMPLES, sampleDetail, sampleLine, type SampleSpec } from "./catalog.ts";
+export { buildSamples, writeSamples, SAMPLES_BUDGET_BYTES, MANIFEST_FILE, type BuiltSample, type WriteResult } from "./generate.ts";
