@@ -7,6 +7,7 @@ const MB = 1024 * 1024;
 /** Bytes → MB with at most one decimal, as a string (e.g. `25`, `20`, `0.4`). */
 export function mb(bytes: number): string {
   const v = bytes / MB;
+  if (bytes > 0 && v < 0.1) return "0.1"; // never claim a non-empty file is 0 MB
   if (v >= 10) return String(Math.round(v));
   return String(Math.round(v * 10) / 10);
 }

@@ -177,4 +177,21 @@ describe("outbox field cases (emulator)", () => {
     expect(shown.map((m) => [m.text, m.reply_to])).toEqual([["echo: hello", sent.message_id]]);
     await outbox.close();
   });
+
+  test("adopt: a stream takes over an existing status message (after a restart) and edits it in place", async () => {
+    const api = new Api(em.token, { apiRoot: em.apiRoot });
+    const gina = em.user();
+    const old = await api.sendMessage(gina.chatId, "Processing page 10/3000");
+    const outbox = new Outbox();
+    const s = outbox.stream(api, gina.chatId, { typing: false, adopt: [old.message_id] });
+    s.update([{ text: "Processing page 20/3000" }]);
+    expect(await s.finish()).toEqual([old.message_id]);
+    expect(gina.messages().map((m) => [m.message_id, m.text, m.edits])).toEqual([[old.message_id, "Processing page 20/3000", 1]]);
+    expect(em.count("sendMessage", gina.chatId)).toBe(1);
+    // adopting and finishing without an update sends nothing and reports the id
+    const quiet = outbox.stream(api, gina.chatId, { typing: false, adopt: [old.message_id] });
+    expect(await quiet.finish()).toEqual([old.message_id]);
+    expect(em.count("editMessageText", gina.chatId)).toBe(1);
+    await outbox.close();
+  });
 });
