@@ -21,7 +21,8 @@ import { SqliteJobStore } from "./jobs/sqlite-store.ts";
 import type { Logger } from "./log.ts";
 import type { Services } from "./services.ts";
 import { createMetrics } from "./ops/metrics.ts";
-import { DirectStatusReporter } from "./status/direct-reporter.ts";
+import { OutboxStatusReporter } from "./status/outbox-reporter.ts";
+import { Outbox } from "./outbox/index.ts";
 import type { StatusReporter } from "./status/reporter.ts";
 import { Engine } from "./worker/engine.ts";
 import { dataPaths, type DataPaths } from "./worker/paths.ts";
@@ -69,12 +70,23 @@ export async function createApp(opts: AppOptions): Promise<App> {
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
   const api = bot.api;
 
-  const status = opts.statusReporter?.(api, { store, log }) ?? new DirectStatusReporter(api, store, log);
+  const metrics = createMetrics(store, config.downloadBudget);
+  // Every chat message of a job goes through the outbox: per-chat and bot-wide pacing, 429 holds.
+  const outbox = new Outbox({
+    logger: log,
+    options: { shutdownTimeoutMs: 10_000 },
+    events: (e) => {
+      if (e.type === "ChatHold") {
+        metrics.chatHolds.inc();
+        log.warn({ chat_id: e.chatId, retry_after_ms: e.retryAfterMs }, "chat hold after 429");
+      } else log.warn({ chat_id: e.chatId, event: e.type, reason: e.reason }, "outbox delivery problem");
+    },
+  });
+  const status = opts.statusReporter?.(api, { store, log }) ?? new OutboxStatusReporter(outbox, api, store, log);
   const delivery = new Delivery(api, store, log);
   const fetcher: Fetcher = config.mode === "local" ? localFetcher(api, config.localBotApiDir, log) : cloudFetcher(api, config.apiRoot, config.token);
   const runner = opts.runner ?? (await defaultRunner());
 
-  const metrics = createMetrics(store, config.downloadBudget);
   let engine!: Engine;
   const services: Services = {
     config,

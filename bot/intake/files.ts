@@ -75,8 +75,7 @@ export function fileIntake(services: Services): Composer<DocketContext> {
       const params = { size: mb(input.declaredSize ?? 0), limit: mb(limit) };
       await store.fail(job.id, "accepted", null, "too_big", params, `declared ${input.declaredSize} B over the ${config.mode} download limit ${limit} B`, now);
       jlog.info({ declared_size: input.declaredSize, limit }, "refused at intake: declared size over the download limit");
-      const sent = await ctx.reply(ctx.t("intake-too-big", { id: String(job.id), ...params }), { reply_parameters: { message_id: input.messageId, allow_sending_without_reply: true } });
-      await store.setStatusMessage(job.id, sent.message_id);
+      await services.status.announce(job, ctx.t("intake-too-big", { id: String(job.id), ...params }));
       return;
     }
     if (created) {

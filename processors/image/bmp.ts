@@ -25,7 +25,7 @@ export function readBmpHeader(bytes: Uint8Array): BmpHeader {
   if (headerSize === 12) {
     return { width: view.getUint16(18, true), height: view.getUint16(20, true), bitsPerPixel: view.getUint16(24, true) };
   }
-  if (headerSize < 40 || bytes.length < 30) throw new ProcessingError("corrupt", { ext: "bmp", label: "BMP image" }, `BMP header size ${headerSize}`);
+  if (headerSize < 40 || bytes.length < 30) throw new ProcessingError("corrupt", { ext: "bmp", label: "BMP image", size: "none" }, `BMP header size ${headerSize}`);
   return {
     width: Math.abs(view.getInt32(18, true)),
     height: Math.abs(view.getInt32(22, true)),

@@ -10,7 +10,7 @@
  * - animated GIF/WebP kept as animated WebP (BR-18), multi-page TIFF → page 1;
  * - alpha → PNG, palette → palette PNG, everything else → JPEG; longest side ≤ maxOutputSide.
  */
-import sharp, { type Metadata, type Sharp } from "sharp";
+import sharp, { type Metadata, type OutputInfo, type Sharp } from "sharp";
 import { join } from "node:path";
 import { describeMime, detectFile } from "../detect.ts";
 import { outputFile } from "../naming.ts";
@@ -115,7 +115,7 @@ export async function processImage(inputPath: string, options: ProcessorOptions)
 
   const ext = kind === "jpeg" ? "jpg" : kind;
   const diskName = `image.${ext}`;
-  let info: sharp.OutputInfo;
+  let info: OutputInfo;
   try {
     info = await pipeline.toFile(join(options.workDir, diskName));
   } catch (err) {

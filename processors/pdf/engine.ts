@@ -17,7 +17,23 @@ import { buildRawPdf } from "./raw-pdf.ts";
 /** The pdf.js module namespace (legacy build). */
 export type PdfJs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
 
+/** The @napi-rs/canvas module namespace. */
+export type NapiCanvas = typeof import("@napi-rs/canvas");
+
 let loading: Promise<PdfJs> | undefined;
+let loadingCanvas: Promise<NapiCanvas> | undefined;
+
+/**
+ * Import @napi-rs/canvas once per process (dynamic, so a missing package fails PDFs with a
+ * reason instead of breaking the import of every processor).
+ * @throws ProcessingError `pdf_engine_unavailable`
+ */
+export function loadCanvas(): Promise<NapiCanvas> {
+  loadingCanvas ??= import("@napi-rs/canvas").catch((err: unknown) => {
+    throw new ProcessingError("pdf_engine_unavailable", {}, `@napi-rs/canvas is not installed or does not load: ${(err as Error).message}`);
+  });
+  return loadingCanvas;
+}
 
 /** Absolute directory (with trailing slash) of pdf.js's standard font data. */
 export function standardFontDir(): string {
@@ -40,11 +56,13 @@ function explainLoadFailure(err: unknown): string {
  */
 export function loadPdfJs(): Promise<PdfJs> {
   loading ??= (async () => {
+    await loadCanvas(); // pdf.js polyfills DOMMatrix/Path2D from it; without it v6 only warns, then breaks
     try {
       const worker = await import("pdfjs-dist/legacy/build/pdf.worker.mjs");
       (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
       const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs");
       pdfjs.GlobalWorkerOptions.workerSrc = import.meta.resolve("pdfjs-dist/legacy/build/pdf.worker.mjs");
+      if (typeof (globalThis as { DOMMatrix?: unknown }).DOMMatrix !== "function") throw new Error("DOMMatrix is not defined after loading pdf.js");
       return pdfjs;
     } catch (err) {
       throw new ProcessingError("pdf_engine_unavailable", {}, explainLoadFailure(err));
@@ -87,14 +105,13 @@ export async function pdfEngineSelfCheck(): Promise<PdfSelfCheck> {
     data: buildRawPdf({ pages: [[SELF_CHECK_TEXT]], width: 200, height: 100 }),
     standardFontDataUrl: fonts,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
-    isEvalSupported: false,
   });
   try {
     const doc = await task.promise;
     const page = await doc.getPage(1);
     const text = (await page.getTextContent()).items.map((i) => ("str" in i ? i.str : "")).join("");
     if (!text.includes(SELF_CHECK_TEXT)) return { ok: false, missing: `pdf.js text extraction returned ${JSON.stringify(text)}` };
-    const { createCanvas } = await import("@napi-rs/canvas");
+    const { createCanvas } = await loadCanvas();
     const viewport = page.getViewport({ scale: 0.5 });
     const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
     await page.render({ canvas: canvas as never, canvasContext: canvas.getContext("2d") as never, viewport }).promise;

@@ -48,7 +48,6 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
     data: bytes.slice(),
     standardFontDataUrl: fonts,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
-    isEvalSupported: false,
     disableFontFace: true,
     useSystemFonts: false,
   });
@@ -61,6 +60,6 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
       throw new ProcessingError("encrypted", {}, `pdf.js: ${(err as Error).message}`);
     }
     const reason = classifyUnreadablePdf(bytes);
-    throw new ProcessingError(reason, { ext: "pdf", label: "PDF document" }, `pdf.js: ${(err as Error)?.name}: ${(err as Error)?.message}`);
+    throw new ProcessingError(reason, { ext: "pdf", label: "PDF document", size: "none" }, `pdf.js: ${(err as Error)?.name}: ${(err as Error)?.message}`);
   }
 }

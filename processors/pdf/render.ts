@@ -2,8 +2,8 @@
  * Page rendering with pdf.js onto an @napi-rs/canvas canvas, encoded as JPEG
  * (DESIGN.md stack: "@napi-rs/canvas for rendering").
  */
-import { createCanvas } from "@napi-rs/canvas";
 import { OVER_BUDGET, withBudget } from "../budget.ts";
+import { loadCanvas } from "./engine.ts";
 import type { OpenPdf } from "./open.ts";
 
 /** JPEG quality for rendered pages (0–100). */
@@ -24,6 +24,7 @@ export async function renderPageJpeg(
   maxSide: number,
   budgetMs: number,
 ): Promise<{ jpeg: Uint8Array; width: number; height: number } | null> {
+  const { createCanvas } = await loadCanvas();
   const page = await pdf.doc.getPage(pageNumber);
   try {
     const base = page.getViewport({ scale: 1 });

@@ -11,7 +11,7 @@ const ROOT = resolve(import.meta.dirname, "../..");
 const SHARED = resolve(ROOT, "../shared/fixtures");
 
 function demo(folder?: string) {
-  const p = Bun.spawnSync(["bun", "scripts/demo.ts", ...(folder ? [folder] : [])], { cwd: ROOT, env: { ...process.env, DEMO_DATA_DIR: undefined }, stdout: "pipe", stderr: "pipe" });
+  const p = Bun.spawnSync(["bun", "scripts/demo.ts", ...(folder ? [folder] : [])], { cwd: ROOT, stdout: "pipe", stderr: "pipe" });
   return { code: p.exitCode, out: p.stdout.toString(), err: p.stderr.toString() };
 }
 

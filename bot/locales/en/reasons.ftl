@@ -1,0 +1,62 @@
+# Chat messages for failed jobs, one per reason code (bot/jobs/reasons.ts), key `reason-<code>`.
+# Variables come from ProcessingError.params / the engine's params; docs/processors.md lists them.
+# Helper messages below share the caller's variables (Fluent message references keep the arguments).
+
+# Format name by canonical extension ($ext).
+format-by-ext = { $ext ->
+    [pdf] PDF
+    [jpg] JPEG
+    [png] PNG
+    [gif] GIF
+    [webp] WebP
+    [tif] TIFF
+    [avif] AVIF
+    [bmp] BMP
+    [heic] HEIC
+    [svg] SVG
+    [docx] Word
+    [txt] text
+   *[other] { $ext }
+  }
+
+reason-too_big = The file is { $size } MB, over this bot’s { $limit } MB download limit.
+reason-size_mismatch = The downloaded file is { $size } MB, not the { $declared } MB Telegram announced. Please send it again.
+reason-file_unavailable = Telegram can’t give this file now, please send it again.
+reason-file_not_readable = The bot can’t read this file from its Bot API server. The operator can see why in the log; please try again later.
+reason-download_failed = The file could not be downloaded. Please send it again.
+reason-empty = { $what ->
+    [pdf] This PDF has no pages.
+   *[other] The file is empty (0 bytes).
+  }
+reason-not_pdf = { $ext ->
+    [docx] Word files aren’t supported; send a PDF.
+    [doc] Word files aren’t supported; send a PDF.
+    [xlsx] Excel files aren’t supported; send a PDF.
+    [pptx] PowerPoint files aren’t supported; send a PDF.
+    [txt] This is a text file, not a PDF; send a PDF or an image.
+   *[other] This isn’t a PDF (it is { $label }); send a PDF or an image.
+  }
+reason-unsupported_type = { $ext ->
+    [heic] HEIC isn’t supported; send JPEG or PNG.
+    [svg] SVG images aren’t processed; send PNG or JPEG.
+    [docx] Word files aren’t supported; send a PDF.
+    [doc] Word files aren’t supported; send a PDF.
+    [zip] Archives aren’t supported; send a PDF or an image.
+    [bin] I can’t tell what this file is. Send a PDF or an image (JPEG, PNG, WebP, GIF, TIFF, BMP, AVIF).
+   *[other] This file ({ $label }) isn’t supported; send a PDF or an image.
+  }
+reason-encrypted = This PDF is password-protected; remove the password and send it again.
+reason-truncated = { $size ->
+    [none] The { format-by-ext } file is cut off; send the complete file.
+   *[other] The image is cut off or damaged ({ format-by-ext } { $size }); send the complete file.
+  }
+reason-corrupt = The { format-by-ext } file is damaged and can’t be read; export it again and resend.
+reason-too_many_pixels = The image is { NUMBER($width, useGrouping: 0) }×{ NUMBER($height, useGrouping: 0) } ({ $megapixels } MP); the limit is { $limit } MP.
+reason-too_many_pages = This PDF has { $pages } pages; the limit is { $limit }.
+reason-pdf_engine_unavailable = PDF processing is unavailable on this bot right now; the operator has been told. Images still work.
+reason-processing_timeout = Processing took longer than { $seconds } s and was stopped. The file may be too complex.
+reason-processing_crashed = Processing stopped unexpectedly (the file may need too much memory). Try a smaller file.
+reason-result_too_big = The result is { $size } MB, over the { $limit } MB upload limit.
+reason-delivery_failed = Telegram refused the result; please try again later.
+reason-cancelled = Cancelled.
+reason-attempts_exhausted = The file could not be processed after several attempts.

@@ -1,0 +1,90 @@
+/**
+ * The job status message through the outbox (issue 3 §12): one message per job,
+ * sent at intake as a reply to the user's file, then edited by one long-lived
+ * outbox stream as the job moves (accepted → downloading n % → queued →
+ * processing → ready or failed). The outbox paces per chat and bot-wide, holds
+ * the chat on 429 and collapses pending edits to the latest text. After a
+ * restart the stream adopts the stored `status_message_id`, so the old message
+ * is edited instead of a new one appearing.
+ */
+import type { Api } from "grammy";
+import type { FileJob } from "../db/schema.ts";
+import type { JobStore } from "../jobs/store.ts";
+import type { Logger } from "../log.ts";
+import type { LiveStream, Outbox } from "../outbox/index.ts";
+import type { StatusReporter } from "./reporter.ts";
+
+interface Entry {
+  /** Resolves with the status message id (null when none could be sent). */
+  readonly messageId: Promise<number | null>;
+  stream: LiveStream | null;
+  latest: string | null;
+  /** Resolves once the stream exists. */
+  ready: Promise<void>;
+}
+
+/** {@link StatusReporter} over the outbox. */
+export class OutboxStatusReporter implements StatusReporter {
+  private readonly entries = new Map<number, Entry>();
+
+  constructor(
+    private readonly outbox: Outbox,
+    private readonly api: Api,
+    private readonly store: JobStore,
+    private readonly log: Logger,
+  ) {}
+
+  async announce(job: FileJob, text: string): Promise<void> {
+    const messageId = (async () => {
+      try {
+        const [id] = await this.outbox.send(this.api, job.chatId, text, { replyTo: job.messageId });
+        if (id === undefined) return null;
+        await this.store.setStatusMessage(job.id, id);
+        return id;
+      } catch (err) {
+        this.log.warn({ job: job.id, err }, "status message not delivered");
+        return null;
+      }
+    })();
+    this.entries.set(job.id, this.entry(job, messageId));
+    await messageId;
+  }
+
+  update(job: FileJob, text: string): void {
+    const e = this.entries.get(job.id) ?? this.open(job);
+    e.latest = text;
+    e.stream?.update([{ text }]);
+  }
+
+  async final(job: FileJob, text: string): Promise<void> {
+    const e = this.entries.get(job.id) ?? this.open(job);
+    e.latest = text;
+    await e.ready;
+    this.entries.delete(job.id);
+    if (!e.stream) return;
+    e.stream.update([{ text }]);
+    const ids = await e.stream.finish({ raiseOnFailure: false });
+    const outcome = e.stream.outcome();
+    if (outcome?.status !== "ok") this.log.warn({ job: job.id, outcome: outcome?.status, ids }, "final status message not fully delivered");
+  }
+
+  async close(): Promise<void> {
+    await this.outbox.close();
+  }
+
+  /** Entry for a job this process did not announce (after a restart): adopt the stored message. */
+  private open(job: FileJob): Entry {
+    const e = this.entry(job, Promise.resolve(job.statusMessageId));
+    this.entries.set(job.id, e);
+    return e;
+  }
+
+  private entry(job: FileJob, messageId: Promise<number | null>): Entry {
+    const e: Entry = { messageId, stream: null, latest: null, ready: Promise.resolve() };
+    e.ready = messageId.then((id) => {
+      e.stream = this.outbox.stream(this.api, job.chatId, id !== null ? { typing: false, adopt: [id] } : { typing: false, replyTo: job.messageId });
+      if (e.latest !== null) e.stream.update([{ text: e.latest }]);
+    });
+    return e;
+  }
+}

@@ -1,0 +1,203 @@
+/**
+ * PDF processor on PDFs written here (processors/pdf/raw-pdf.ts, RC4 encryption from
+ * test support): field cases BR-09 and BR-11, damaged files, caps, outputs.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { unzipSync } from "fflate";
+import sharp from "sharp";
+import { afterEach, describe, expect, test } from "vitest";
+import { OVER_BUDGET, withBudget } from "../../processors/budget.ts";
+import { pdfEngineSelfCheck } from "../../processors/pdf/engine.ts";
+import { buildRawPdf, type RawPdfSpec } from "../../processors/pdf/raw-pdf.ts";
+import { processFile } from "../../processors/process-file.ts";
+import { ProcessingError, type ProcessorOptions, type ProcessorResult } from "../../processors/types.ts";
+import { fixturesDir, haveFixtures, makeWorkDir, repoRoot, testOptions } from "./support/fixtures.ts";
+import { rc4Encryption } from "./support/pdf-rc4.ts";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+async function processBytes(bytes: Uint8Array, declaredName: string | null, extra: Partial<ProcessorOptions> = {}): Promise<ProcessorResult> {
+  const work = makeWorkDir();
+  cleanups.push(work.cleanup);
+  const path = join(work.dir, "source.bin");
+  writeFileSync(path, bytes);
+  return processFile(path, testOptions(work.dir, declaredName, extra));
+}
+
+const pdf = (spec: RawPdfSpec): Uint8Array => buildRawPdf(spec);
+const text = (r: ProcessorResult): string => readFileSync(r.outputs.find((o) => o.mime.startsWith("text/plain"))!.path, "utf8");
+
+async function refused(p: Promise<unknown>): Promise<ProcessingError> {
+  const err = await p.then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(err).toBeInstanceOf(ProcessingError);
+  return err as ProcessingError;
+}
+
+const THREE = [["Hello page 1", "Contract No. 77-A"], ["Page 2 of 3"], ["Page 3 of 3"]];
+
+describe("PDF outputs and facts", () => {
+  test("3-page text PDF → pages, version, title, text with page separators, page-1 JPEG preview", async () => {
+    const r = await processBytes(pdf({ pages: THREE, title: "Contract 77-A" }), "Contract_77-A.pdf");
+    expect(r.facts).toMatchObject({ type: "application/pdf", pages: 3, pdfVersion: "1.4", title: "Contract 77-A", encrypted: false });
+    expect(r.facts.textChars).toBe(THREE.flat().join("").replace(/\s/g, "").length);
+    const t = text(r);
+    expect(t).toContain("--- page 1 of 3 ---\nHello page 1\nContract No. 77-A");
+    expect(t).toContain("--- page 3 of 3 ---\nPage 3 of 3");
+    expect(r.outputs.map((o) => o.fileName)).toEqual(["Contract_77-A.txt", "Contract_77-A-page1.jpg"]);
+    const preview = readFileSync(r.outputs[1]!.path);
+    const meta = await sharp(preview).metadata();
+    expect(meta.format).toBe("jpeg");
+    expect(Math.max(meta.width!, meta.height!)).toBe(2000);
+    expect(meta.height! > meta.width!).toBe(true); // A4 portrait
+    const st = await sharp(preview).stats();
+    expect(st.channels[0]!.mean).toBeGreaterThan(200); // mostly white paper …
+    expect(st.channels[0]!.min).toBeLessThan(100); // … with dark text drawn on it
+  });
+
+  test("action `pages` → ZIP of one JPEG per page", async () => {
+    const r = await processBytes(pdf({ pages: THREE }), "c.pdf", { action: "pages" });
+    expect(r.outputs.map((o) => [o.fileName, o.mime])).toEqual([["c-pages.zip", "application/zip"]]);
+    const entries = unzipSync(readFileSync(r.outputs[0]!.path));
+    expect(Object.keys(entries)).toEqual(["page-1.jpg", "page-2.jpg", "page-3.jpg"]);
+    for (const jpg of Object.values(entries)) expect([jpg[0], jpg[1]]).toEqual([0xff, 0xd8]);
+    expect(r.facts.renderedPages).toBe(3);
+  });
+
+  test("scanned-like PDF without text → no .txt, textChars 0, preview still made", async () => {
+    const r = await processBytes(pdf({ pages: [[]] }), "scan.pdf");
+    expect(r.facts.textChars).toBe(0);
+    expect(r.outputs.map((o) => o.mime)).toEqual(["image/jpeg"]);
+  });
+
+  test("BR-08 PDF bytes with no name and no MIME → processed as PDF, no mismatch, generic name", async () => {
+    const r = await processBytes(pdf({ pages: THREE }), null);
+    expect(r.facts.pages).toBe(3);
+    expect(r.facts.mismatchInfo).toBeUndefined();
+    expect(r.outputs[0]!.fileName).toBe("document.txt");
+  });
+
+  test("BR-21 PDF named .jpg → ok, mismatch {jpg → pdf}", async () => {
+    const r = await processBytes(pdf({ pages: [["Receipt 2207"]] }), "photo.jpg");
+    expect(r.facts.mismatchInfo).toEqual({ declaredExt: "jpg", actualExt: "pdf", actualLabel: "PDF document" });
+    expect(r.facts.mismatch).toBe("sent as .jpg but is a PDF document");
+  });
+});
+
+describe("BR-09 encryption", () => {
+  test("owner-password-only (empty user password) opens: pages=3, page 1 text", async () => {
+    const r = await processBytes(pdf({ pages: THREE, encryption: rc4Encryption("", "owner") }), "owneronly.pdf");
+    expect(r.facts).toMatchObject({ pages: 3, encrypted: true });
+    expect(text(r)).toContain("Hello page 1");
+  });
+
+  test("user password required → encrypted, no stack trace in the message", async () => {
+    const err = await refused(processBytes(pdf({ pages: THREE, encryption: rc4Encryption("secret", "owner") }), "userpw.pdf"));
+    expect(err.reason).toBe("encrypted");
+    expect(err.message).not.toMatch(/\n\s+at /);
+  });
+
+  test.skipIf(!haveFixtures)("shared AES-256 fixtures: empty user pw opens, user pw refused", async () => {
+    const ok = await processBytes(readFileSync(join(fixturesDir, "pdf_encrypted_empty_userpw.pdf")), "price_list.pdf");
+    expect(text(ok)).toContain("Price List 2024-B");
+    const err = await refused(processBytes(readFileSync(join(fixturesDir, "pdf_password_protected.pdf")), "memo.pdf"));
+    expect(err.reason).toBe("encrypted");
+  });
+});
+
+describe("damaged and refused PDFs", () => {
+  test("first half of a 3-page PDF → truncated", async () => {
+    const full = pdf({ pages: THREE });
+    const err = await refused(processBytes(full.subarray(0, Math.floor(full.length / 2)), "policy.pdf"));
+    expect(err.reason).toBe("truncated");
+  });
+
+  test("valid header then random bytes → corrupt", async () => {
+    const junk = new Uint8Array(6000);
+    let x = 4812;
+    for (let i = 0; i < junk.length; i++) junk[i] = (x = (x * 1103515245 + 12345) >>> 0) >>> 24;
+    const err = await refused(processBytes(new Uint8Array([...Buffer.from("%PDF-1.7\n"), ...junk]), "report.pdf"));
+    expect(err.reason).toBe("corrupt");
+  });
+
+  test("512 junk bytes before %PDF- → still a PDF (readers accept 1024)", async () => {
+    const r = await processBytes(pdf({ pages: [["Quote Q-2291"]], leadingJunk: "x".repeat(511) + "\n" }), "quote.pdf");
+    expect(text(r)).toContain("Quote Q-2291");
+  });
+
+  test("%PDF- after byte 1024 is not a PDF → not_pdf when declared as PDF", async () => {
+    const err = await refused(processBytes(pdf({ pages: [["late"]], leadingJunk: "y".repeat(1100) }), "late.pdf"));
+    expect(err.reason).toBe("not_pdf");
+  });
+
+  test("broken xref offsets (46-byte shift) are recovered", async () => {
+    const good = Buffer.from(pdf({ pages: [["Statement 3315"], ["p2"]] }));
+    const headerEnd = good.indexOf("\n", good.indexOf("\n") + 1) + 1;
+    const broken = Buffer.concat([good.subarray(0, headerEnd), Buffer.from(`%${"z".repeat(44)}\n`), good.subarray(headerEnd)]);
+    const r = await processBytes(broken, "statement.pdf");
+    expect(r.facts.pages).toBe(2);
+    expect(text(r)).toContain("Statement 3315");
+  });
+
+  test("0 pages → empty {what: pdf}", async () => {
+    const err = await refused(processBytes(pdf({ pages: [] }), "empty_form.pdf"));
+    expect([err.reason, err.params]).toEqual(["empty", { what: "pdf" }]);
+  });
+
+  test("over maxPdfPages → too_many_pages {pages, limit}", async () => {
+    const err = await refused(processBytes(pdf({ pages: [["1"], ["2"], ["3"], ["4"], ["5"]] }), "big.pdf", { maxPdfPages: 4 }));
+    expect([err.reason, err.params]).toEqual(["too_many_pages", { pages: 5, limit: 4 }]);
+  });
+
+  test("withBudget returns OVER_BUDGET for a step that outlives it, the value otherwise", async () => {
+    expect(await withBudget(new Promise(() => undefined), 20)).toBe(OVER_BUDGET);
+    expect(await withBudget(Promise.resolve(7), 1000)).toBe(7);
+  });
+});
+
+describe("BR-11 pdf.js engine self-check", () => {
+  test("self-check opens the built-in PDF and reports the pdf.js version", async () => {
+    const check = await pdfEngineSelfCheck();
+    const version = JSON.parse(readFileSync(join(repoRoot, "node_modules/pdfjs-dist/package.json"), "utf8")).version;
+    expect(check).toMatchObject({ ok: true, version });
+  });
+
+  test("without @napi-rs/canvas the self-check names it, and PDFs get pdf_engine_unavailable", async () => {
+    // A copy of the engine with a node_modules that has pdfjs-dist but no @napi-rs/canvas
+    // (what `npm i --omit=optional` leaves behind).
+    const dir = mkdtempSync(join(tmpdir(), "docket-br11-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const src = join(repoRoot, "node_modules/pdfjs-dist");
+    const dst = join(dir, "node_modules/pdfjs-dist");
+    mkdirSync(join(dst, "legacy/build"), { recursive: true });
+    for (const f of ["package.json", "legacy/build/pdf.mjs", "legacy/build/pdf.worker.mjs"]) cpSync(join(src, f), join(dst, f));
+    cpSync(join(src, "standard_fonts"), join(dst, "standard_fonts"), { recursive: true });
+    for (const f of ["processors/pdf/engine.ts", "processors/pdf/raw-pdf.ts", "processors/pdf/open.ts", "processors/types.ts", "bot/jobs/reasons.ts"]) {
+      mkdirSync(join(dir, f, ".."), { recursive: true });
+      cpSync(join(repoRoot, f), join(dir, f));
+    }
+    writeFileSync(
+      join(dir, "probe.ts"),
+      `import { pdfEngineSelfCheck } from "./processors/pdf/engine.ts";
+import { openPdf } from "./processors/pdf/open.ts";
+const check = await pdfEngineSelfCheck();
+let reason = "none";
+try { await openPdf(new Uint8Array([37, 80, 68, 70, 45])); } catch (e) { reason = e.reason ?? String(e); }
+console.log(JSON.stringify({ check, reason }));
+`,
+    );
+    const proc = Bun.spawnSync([process.execPath, join(dir, "probe.ts")], { cwd: dir, stderr: "pipe", env: { ...process.env, BUN_INSTALL_CACHE_DIR: join(dir, "no-cache") } });
+    const out = proc.stdout.toString().trim().split("\n").pop()!;
+    const { check, reason } = JSON.parse(out) as { check: { ok: boolean; missing?: string }; reason: string };
+    expect(check.ok).toBe(false);
+    expect(check.missing).toContain("@napi-rs/canvas");
+    expect(reason).toBe("pdf_engine_unavailable");
+  });
+});
