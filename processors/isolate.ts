@@ -72,7 +72,9 @@ export async function runIsolated(inputPath: string, options: ProcessorOptions, 
   if (limits.signal?.aborted) throw new ProcessingError("cancelled", {}, "aborted before start");
   const resultPath = join(options.workDir, `.result-${randomUUID()}.json`);
   const request: ChildRequest = { inputPath, options, resultPath };
-  const env: Record<string, string | undefined> = { ...process.env, DOCKET_CHILD_FAULT: limits.testFault };
+  const env: Record<string, string | undefined> = { ...process.env };
+  delete env.DOCKET_CHILD_FAULT; // only an explicit testFault may switch it on
+  if (limits.testFault) env.DOCKET_CHILD_FAULT = limits.testFault;
   const child = Bun.spawn([process.execPath, CHILD_SCRIPT, JSON.stringify(request)], {
     stdin: "ignore",
     stdout: "ignore",

@@ -15,6 +15,7 @@ import { ProcessStep } from "./process-step.ts";
 import type { DataPaths } from "./paths.ts";
 import type { ProcessRunner } from "./types.ts";
 import { Finisher } from "./finisher.ts";
+import { localeFor, t } from "../i18n/index.ts";
 
 /** Engine dependencies. */
 export interface EngineDeps {
@@ -24,6 +25,8 @@ export interface EngineDeps {
   readonly runner: ProcessRunner;
   /** Idle poll interval when nothing wakes the pools, ms (backoffs and lease expiries need a look). */
   readonly idlePollMs?: number;
+  /** How often waiting jobs' queue positions are refreshed, ms (default 15 000). */
+  readonly positionsEveryMs?: number;
 }
 
 /** Starts and stops the two pools; `wake()` nudges idle workers; `cancel()` stops one job. */
@@ -50,10 +53,15 @@ export class Engine {
     return this.deps.services.config;
   }
 
+  private positionsTimer: ReturnType<typeof setInterval> | null = null;
+  private readonly shownPositions = new Map<number, string>();
+
   /** Start `downloadConcurrency` download loops and `processConcurrency` processing loops. */
   start(): void {
     if (this.running) return;
     this.running = true;
+    // Waiting jobs show their queue position, edited sparingly: only on change, at most every 15 s.
+    this.positionsTimer = setInterval(() => void this.refreshPositions().catch(() => {}), this.deps.positionsEveryMs ?? 15_000);
     for (let i = 0; i < this.config.downloadConcurrency; i++) this.loops.push(this.loop("download"));
     for (let i = 0; i < this.config.processConcurrency; i++) this.loops.push(this.loop("process"));
   }
@@ -71,6 +79,7 @@ export class Engine {
    */
   async stop(deadlineMs = 20_000): Promise<void> {
     this.running = false;
+    if (this.positionsTimer) clearInterval(this.positionsTimer);
     this.wake();
     const all = Promise.allSettled(this.loops);
     const timer = setTimeout(() => {
@@ -97,6 +106,21 @@ export class Engine {
       }
     }
     return "final";
+  }
+
+  /** Tell waiting jobs (`accepted` without a lease) their position in the download queue when it changed. */
+  async refreshPositions(): Promise<void> {
+    const { store, status, now } = this.deps.services;
+    const waiting = (await store.listByState(["accepted"])).filter((j) => j.leaseOwner === null || (j.leaseUntil !== null && Date.parse(j.leaseUntil) <= now()));
+    const seen = new Set<number>();
+    for (const [i, job] of waiting.entries()) {
+      seen.add(job.id);
+      const text = t(localeFor(job.languageCode), "status-queued", { id: String(job.id), position: i + 1 });
+      if (this.shownPositions.get(job.id) === text) continue;
+      this.shownPositions.set(job.id, text);
+      status.update(job, text);
+    }
+    for (const id of this.shownPositions.keys()) if (!seen.has(id)) this.shownPositions.delete(id);
   }
 
   private async loop(pool: "download" | "process"): Promise<void> {
@@ -127,7 +151,8 @@ export class Engine {
       } catch (err) {
         log.error({ job: job.id, err }, "step crashed; the lease will expire and the job resumes");
       } finally {
-        this.inFlight.delete(job.id);
+        // The next pool may already hold this job (download hands over to processing): only remove our own entry.
+        if (this.inFlight.get(job.id) === controller) this.inFlight.delete(job.id);
       }
       this.wake();
     }

@@ -12,7 +12,7 @@
  */
 import sharp, { type Metadata, type OutputInfo, type Sharp } from "sharp";
 import { join } from "node:path";
-import { describeMime, detectFile } from "../detect.ts";
+import { detectFile } from "../detect.ts";
 import { outputFile } from "../naming.ts";
 import { ProcessingError, type Facts, type ProcessorOptions, type ProcessorResult } from "../types.ts";
 import { decodeBmp, readBmpHeader } from "./bmp.ts";
@@ -125,10 +125,9 @@ export async function processImage(inputPath: string, options: ProcessorOptions)
     }
     throw sharpFailure(err, ctx);
   }
-  const label = meta.format === "heif" && meta.compression === "av1" ? describeMime("image/avif").label : detection.label;
   const facts: Record<string, unknown> = {
     type: detection.mime,
-    label,
+    label: detection.label,
     width: shown.width,
     height: shown.height,
     ...(frames > 1 ? { frames } : {}),

@@ -2,10 +2,10 @@
  * Loading pdf.js on Bun (DESIGN.md "Known pitfalls"; field case BR-11):
  * - the legacy build `pdfjs-dist/legacy/build/pdf.mjs`; its DOMMatrix polyfill comes from
  *   `@napi-rs/canvas`, so a missing canvas makes the import itself throw;
- * - the worker module is imported here and published as `globalThis.pdfjsWorker`, so
+ * - the worker module is imported here (it publishes itself as `globalThis.pdfjsWorker`), so
  *   pdf.js runs its "fake worker" in this (child) process without resolving
  *   `./pdf.worker.mjs` at run time (bundled builds broke on that); `workerSrc` is also set
- *   to a resolved URL;
+ *   to a resolved URL when there is one;
  * - `standardFontDataUrl` points at `node_modules/pdfjs-dist/standard_fonts/`.
  * Loading is lazy and cached; a failure becomes ProcessingError `pdf_engine_unavailable`.
  */
@@ -58,10 +58,17 @@ export function loadPdfJs(): Promise<PdfJs> {
   loading ??= (async () => {
     await loadCanvas(); // pdf.js polyfills DOMMatrix/Path2D from it; without it v6 only warns, then breaks
     try {
-      const worker = await import("pdfjs-dist/legacy/build/pdf.worker.mjs");
-      (globalThis as { pdfjsWorker?: unknown }).pdfjsWorker = worker;
+      // Evaluating the worker module publishes `globalThis.pdfjsWorker`; pdf.js then runs it in-process.
+      await import("pdfjs-dist/legacy/build/pdf.worker.mjs");
+      if (!(globalThis as { pdfjsWorker?: { WorkerMessageHandler?: unknown } }).pdfjsWorker?.WorkerMessageHandler) {
+        throw new Error("pdf.js worker module did not publish globalThis.pdfjsWorker");
+      }
       const pdfjs = await import("pdfjs-dist/legacy/build/pdf.mjs");
-      pdfjs.GlobalWorkerOptions.workerSrc = import.meta.resolve("pdfjs-dist/legacy/build/pdf.worker.mjs");
+      try {
+        pdfjs.GlobalWorkerOptions.workerSrc = import.meta.resolve("pdfjs-dist/legacy/build/pdf.worker.mjs");
+      } catch {
+        // A bundle carries the worker inside (globalThis.pdfjsWorker above); no file to point at.
+      }
       if (typeof (globalThis as { DOMMatrix?: unknown }).DOMMatrix !== "function") throw new Error("DOMMatrix is not defined after loading pdf.js");
       return pdfjs;
     } catch (err) {

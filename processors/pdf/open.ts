@@ -59,6 +59,10 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
     if (err instanceof pdfjs.PasswordException || (err as Error)?.name === "PasswordException") {
       throw new ProcessingError("encrypted", {}, `pdf.js: ${(err as Error).message}`);
     }
+    if (/fake worker|worker.*failed|Cannot find module/i.test(String((err as Error)?.message))) {
+      // BR-11: the engine, not the file, is broken.
+      throw new ProcessingError("pdf_engine_unavailable", {}, `pdf.js worker: ${(err as Error).message}`);
+    }
     const reason = classifyUnreadablePdf(bytes);
     throw new ProcessingError(reason, { ext: "pdf", label: "PDF document", size: "none" }, `pdf.js: ${(err as Error)?.name}: ${(err as Error)?.message}`);
   }

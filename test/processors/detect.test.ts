@@ -2,8 +2,6 @@
  * Content detection, declared-type mismatch (BR-08, BR-21), result naming and the
  * result-upload check, on bytes made here.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { zipSync, strToU8 } from "fflate";
 import sharp from "sharp";
 import { afterEach, describe, expect, test } from "vitest";
@@ -14,20 +12,11 @@ import { checkOutputSizes } from "../../processors/output-size.ts";
 import { buildRawPdf } from "../../processors/pdf/raw-pdf.ts";
 import { processFile } from "../../processors/process-file.ts";
 import { ProcessingError } from "../../processors/types.ts";
-import { makeWorkDir, testOptions } from "./support/fixtures.ts";
+import { testOptions } from "./support/fixtures.ts";
+import { cleanupWorkDirs, writeInput } from "./support/run.ts";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-
-function write(bytes: Uint8Array): { path: string; dir: string } {
-  const work = makeWorkDir();
-  cleanups.push(work.cleanup);
-  const path = join(work.dir, "source.bin");
-  writeFileSync(path, bytes);
-  return { path, dir: work.dir };
-}
+afterEach(cleanupWorkDirs);
+const write = writeInput;
 
 async function reasonOf(bytes: Uint8Array, name: string | null, mime: string | null = null): Promise<string> {
   const { path, dir } = write(bytes);

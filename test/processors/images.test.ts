@@ -2,37 +2,15 @@
  * Image processor, field cases BR-14…BR-18, BR-21 and the format decisions of
  * docs/processors.md, on inputs generated here (no ../shared needed, except HEIC).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterEach, describe, expect, test } from "vitest";
-import { processFile } from "../../processors/process-file.ts";
-import { ProcessingError, type ProcessorOptions, type ProcessorResult } from "../../processors/types.ts";
-import { fixturesDir, haveFixtures, makeWorkDir, testOptions } from "./support/fixtures.ts";
+import { fixturesDir, haveFixtures } from "./support/fixtures.ts";
+import { cleanupWorkDirs, processBytes, refused } from "./support/run.ts";
 import { bmp24, bombPng, stackedFrames } from "./support/images.ts";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-
-/** Write `bytes` as `name` in a fresh work dir and process it. */
-async function processBytes(bytes: Uint8Array, declaredName: string, extra: Partial<ProcessorOptions> = {}): Promise<ProcessorResult> {
-  const work = makeWorkDir();
-  cleanups.push(work.cleanup);
-  const path = join(work.dir, "source.bin");
-  writeFileSync(path, bytes);
-  return processFile(path, testOptions(work.dir, declaredName, extra));
-}
-
-async function refused(p: Promise<unknown>): Promise<ProcessingError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProcessingError);
-  return err as ProcessingError;
-}
+afterEach(cleanupWorkDirs);
 
 describe("BR-14 decompression bomb", () => {
   test("30000×30000 1-bit PNG (~110 KB) is refused from the header: too_many_pixels with sizes", async () => {
@@ -139,6 +117,14 @@ describe("BR-18 animation and multi-page", () => {
     expect(outputs[0]!.mime).toBe("image/webp");
     const out = await sharp(readFileSync(outputs[0]!.path), { animated: true }).metadata();
     expect([out.format, out.pages, out.pageHeight, out.width]).toEqual(["webp", 3, 48, 64]);
+  });
+
+  test("resizing an animation resizes every frame (3 frames of 32×24 at maxOutputSide 32)", async () => {
+    const gif = await sharp(stackedFrames(64, 48, colours), { raw }).gif({ loop: 0, delay: [200, 200, 200] }).toBuffer();
+    const { facts, outputs } = await processBytes(gif, "anim.gif", { maxOutputSide: 32 });
+    expect([facts.outputWidth, facts.outputHeight]).toEqual([32, 24]);
+    const out = await sharp(readFileSync(outputs[0]!.path), { animated: true }).metadata();
+    expect([out.pages, out.pageHeight, out.width, out.delay]).toEqual([3, 24, 32, [200, 200, 200]]);
   });
 
   test("animated WebP stays animated", async () => {

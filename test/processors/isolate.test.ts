@@ -9,9 +9,11 @@ import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { runIsolated, residentBytes } from "../../processors/isolate.ts";
-import { buildRawPdf } from "../../processors/pdf/raw-pdf.ts";
 import { ProcessingError } from "../../processors/types.ts";
+import { buildRawPdf } from "../../processors/pdf/raw-pdf.ts";
 import { fixturesDir, haveFixtures, makeWorkDir, testOptions } from "./support/fixtures.ts";
+import { readManifest } from "./support/manifest.ts";
+import { refused } from "./support/run.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -27,14 +29,6 @@ function setup(): { dir: string; pdf: string } {
   return { dir: work.dir, pdf };
 }
 
-async function refusal(p: Promise<unknown>): Promise<ProcessingError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProcessingError);
-  return err as ProcessingError;
-}
 
 const LIMITS = { timeoutMs: 20_000, memoryMb: 1024 };
 
@@ -52,21 +46,21 @@ describe("runIsolated", () => {
     const { dir } = setup();
     const zero = join(dir, "zero.pdf");
     writeFileSync(zero, buildRawPdf({ pages: [] }));
-    const err = await refusal(runIsolated(zero, testOptions(dir), LIMITS));
+    const err = await refused(runIsolated(zero, testOptions(dir), LIMITS));
     expect(err.reason).toBe("empty");
     expect(err.params).toEqual({ what: "pdf" });
   });
 
   test.skipIf(!haveFixtures)("shared fixture: password-protected PDF → encrypted through the child", async () => {
     const { dir } = setup();
-    const err = await refusal(runIsolated(join(fixturesDir, "pdf_password_protected.pdf"), testOptions(dir, "memo.pdf"), LIMITS));
+    const err = await refused(runIsolated(join(fixturesDir, "pdf_password_protected.pdf"), testOptions(dir, "memo.pdf"), LIMITS));
     expect(err.reason).toBe("encrypted");
   });
 
   test("hang → processing_timeout at the wall clock, then the next attempt works", async () => {
     const { dir, pdf } = setup();
     const t0 = performance.now();
-    const err = await refusal(runIsolated(pdf, testOptions(dir), { timeoutMs: 1500, memoryMb: 1024, testFault: "hang" }));
+    const err = await refused(runIsolated(pdf, testOptions(dir), { timeoutMs: 1500, memoryMb: 1024, testFault: "hang" }));
     const took = performance.now() - t0;
     expect(err.reason).toBe("processing_timeout");
     expect(err.params).toEqual({ seconds: 2 });
@@ -77,21 +71,21 @@ describe("runIsolated", () => {
 
   test("allocating past the memory cap → processing_crashed 'out of memory cap'", async () => {
     const { dir, pdf } = setup();
-    const err = await refusal(runIsolated(pdf, testOptions(dir), { timeoutMs: 20_000, memoryMb: 300, testFault: "allocate" }));
+    const err = await refused(runIsolated(pdf, testOptions(dir), { timeoutMs: 20_000, memoryMb: 300, testFault: "allocate" }));
     expect(err.reason).toBe("processing_crashed");
     expect(err.message).toMatch(/out of memory cap \(RSS \d+ MB > 300 MB\)/);
   });
 
   test("exit without a result → processing_crashed with the exit code", async () => {
     const { dir, pdf } = setup();
-    const err = await refusal(runIsolated(pdf, testOptions(dir), { ...LIMITS, testFault: "exit" }));
+    const err = await refused(runIsolated(pdf, testOptions(dir), { ...LIMITS, testFault: "exit" }));
     expect(err.reason).toBe("processing_crashed");
     expect(err.message).toContain("exit code 3");
   });
 
   test("a crash by signal → processing_crashed naming the signal", async () => {
     const { dir, pdf } = setup();
-    const err = await refusal(runIsolated(pdf, testOptions(dir), { ...LIMITS, testFault: "abort" }));
+    const err = await refused(runIsolated(pdf, testOptions(dir), { ...LIMITS, testFault: "abort" }));
     expect(err.reason).toBe("processing_crashed");
     expect(err.message).toContain("SIGABRT");
   });
@@ -101,15 +95,43 @@ describe("runIsolated", () => {
     const ac = new AbortController();
     setTimeout(() => ac.abort(), 300);
     const t0 = performance.now();
-    const err = await refusal(runIsolated(pdf, testOptions(dir), { ...LIMITS, signal: ac.signal, testFault: "hang" }));
+    const err = await refused(runIsolated(pdf, testOptions(dir), { ...LIMITS, signal: ac.signal, testFault: "hang" }));
     expect(err.reason).toBe("cancelled");
     expect(performance.now() - t0).toBeLessThan(5000);
-    const err2 = await refusal(runIsolated(pdf, testOptions(dir), { ...LIMITS, signal: ac.signal }));
+    const err2 = await refused(runIsolated(pdf, testOptions(dir), { ...LIMITS, signal: ac.signal }));
     expect(err2.reason).toBe("cancelled");
   });
 
   test("residentBytes reads this process's RSS and null for a gone pid", async () => {
     expect(await residentBytes(process.pid)).toBeGreaterThan(10 * 2 ** 20);
     expect(await residentBytes(2 ** 22 + 12345)).toBeNull();
+  });
+
+  test.skipIf(!haveFixtures)("every MANIFEST.tsv row has its expected outcome through the child too", async () => {
+    const rows = readManifest(join(fixturesDir, "MANIFEST.tsv"));
+    const failures: string[] = [];
+    const queue = [...rows];
+    const worker = async (): Promise<void> => {
+      for (let row = queue.shift(); row; row = queue.shift()) {
+        const { dir } = setup();
+        const got = await runIsolated(join(fixturesDir, row.file), testOptions(dir, row.declaredName), LIMITS).then(
+          (r) => ({ ok: true as const, facts: r.facts }),
+          (e: unknown) => ({ ok: false as const, reason: e instanceof ProcessingError ? e.reason : String(e) }),
+        );
+        const exp = row.expected;
+        if (exp.outcome === "reject") {
+          if (got.ok || !exp.reasons.includes(got.reason)) failures.push(`${row.file}: ${JSON.stringify(got)}`);
+        } else if (!got.ok) {
+          failures.push(`${row.file}: refused ${got.reason}`);
+        } else {
+          for (const k of ["pages", "width", "height", "frames"] as const) {
+            if (exp[k] !== undefined && got.facts[k] !== exp[k]) failures.push(`${row.file}: ${k}=${got.facts[k]}, want ${exp[k]}`);
+          }
+        }
+      }
+    };
+    await Promise.all([worker(), worker(), worker()]);
+    expect(failures).toEqual([]);
+    expect(rows.length).toBeGreaterThan(10);
   });
 });

@@ -2,7 +2,7 @@
  * PDF processor on PDFs written here (processors/pdf/raw-pdf.ts, RC4 encryption from
  * test support): field cases BR-09 and BR-11, damaged files, caps, outputs.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
@@ -11,35 +11,20 @@ import { afterEach, describe, expect, test } from "vitest";
 import { OVER_BUDGET, withBudget } from "../../processors/budget.ts";
 import { pdfEngineSelfCheck } from "../../processors/pdf/engine.ts";
 import { buildRawPdf, type RawPdfSpec } from "../../processors/pdf/raw-pdf.ts";
-import { processFile } from "../../processors/process-file.ts";
-import { ProcessingError, type ProcessorOptions, type ProcessorResult } from "../../processors/types.ts";
-import { fixturesDir, haveFixtures, makeWorkDir, repoRoot, testOptions } from "./support/fixtures.ts";
+import type { ProcessorResult } from "../../processors/types.ts";
+import { fixturesDir, haveFixtures, repoRoot } from "./support/fixtures.ts";
+import { cleanupWorkDirs, processBytes, refused } from "./support/run.ts";
 import { rc4Encryption } from "./support/pdf-rc4.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
+  cleanupWorkDirs();
   for (const c of cleanups.splice(0)) c();
 });
-
-async function processBytes(bytes: Uint8Array, declaredName: string | null, extra: Partial<ProcessorOptions> = {}): Promise<ProcessorResult> {
-  const work = makeWorkDir();
-  cleanups.push(work.cleanup);
-  const path = join(work.dir, "source.bin");
-  writeFileSync(path, bytes);
-  return processFile(path, testOptions(work.dir, declaredName, extra));
-}
 
 const pdf = (spec: RawPdfSpec): Uint8Array => buildRawPdf(spec);
 const text = (r: ProcessorResult): string => readFileSync(r.outputs.find((o) => o.mime.startsWith("text/plain"))!.path, "utf8");
 
-async function refused(p: Promise<unknown>): Promise<ProcessingError> {
-  const err = await p.then(
-    () => null,
-    (e: unknown) => e,
-  );
-  expect(err).toBeInstanceOf(ProcessingError);
-  return err as ProcessingError;
-}
 
 const THREE = [["Hello page 1", "Contract No. 77-A"], ["Page 2 of 3"], ["Page 3 of 3"]];
 
@@ -199,5 +184,32 @@ console.log(JSON.stringify({ check, reason }));
     expect(check.ok).toBe(false);
     expect(check.missing).toContain("@napi-rs/canvas");
     expect(reason).toBe("pdf_engine_unavailable");
+  });
+
+  test("a `bun build` bundle of the PDF processor opens a PDF (worker set up without ./pdf.worker.mjs)", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "docket-br11b-"));
+    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    // Next to the bundle: the native @napi-rs/canvas (external) and pdf.js's font data, but no
+    // pdf.worker.mjs file anywhere — the worker must come from inside the bundle.
+    mkdirSync(join(dir, "node_modules/pdfjs-dist"), { recursive: true });
+    symlinkSync(join(repoRoot, "node_modules/@napi-rs"), join(dir, "node_modules/@napi-rs"));
+    cpSync(join(repoRoot, "node_modules/pdfjs-dist/package.json"), join(dir, "node_modules/pdfjs-dist/package.json"));
+    symlinkSync(join(repoRoot, "node_modules/pdfjs-dist/standard_fonts"), join(dir, "node_modules/pdfjs-dist/standard_fonts"));
+    writeFileSync(
+      join(dir, "entry.ts"),
+      `import { processPdf } from ${JSON.stringify(join(repoRoot, "processors/pdf/process-pdf.ts"))};
+const r = await processPdf(process.argv[2], { workDir: process.argv[3], maxInputPixels: 1e8, maxOutputSide: 800, maxPdfPages: 10, pdfPageBudgetMs: 10000 });
+console.log(JSON.stringify(r.facts));
+process.exit(0);
+`,
+    );
+    const built = await Bun.build({ entrypoints: [join(dir, "entry.ts")], outdir: join(dir, "dist"), target: "bun", external: ["@napi-rs/canvas"] });
+    expect(built.success).toBe(true);
+    rmSync(join(dir, "entry.ts"));
+    writeFileSync(join(dir, "in.pdf"), buildRawPdf({ pages: THREE }));
+    mkdirSync(join(dir, "work"));
+    const proc = Bun.spawnSync([process.execPath, join(dir, "dist/entry.js"), join(dir, "in.pdf"), join(dir, "work")], { cwd: dir, stderr: "pipe" });
+    expect(proc.stderr.toString()).not.toContain("fake worker");
+    expect(JSON.parse(proc.stdout.toString().trim().split("\n").pop()!).pages).toBe(3);
   });
 });

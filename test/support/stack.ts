@@ -83,9 +83,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       }
     },
     async stop() {
+      const t0 = Date.now();
       if (runner?.isRunning()) await Promise.race([runner.stop(), Bun.sleep(2000)]);
+      const t1 = Date.now();
       await app.close(2000);
+      const t2 = Date.now();
       await em.close();
+      if (process.env.STACK_DEBUG) console.log(`stop: runner ${t1 - t0} ms, app ${t2 - t1} ms, emulator ${Date.now() - t2} ms`);
       rmSync(dir, { recursive: true, force: true });
     },
   };

@@ -1,0 +1,148 @@
+/**
+ * Chat commands end to end (issue 4 §8, §11): /status, /jobs, /resend (stored
+ * file_id, no download, no processing), /delete (files erased now, row kept as
+ * expired), /cancel (a running processor is stopped, files removed, `failed` /
+ * `cancelled`), per-user fairness limits, and same-SHA-256 reuse.
+ */
+import { existsSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { afterEach, describe, expect, test } from "vitest";
+import type { ProcessRunner } from "../../bot/worker/types.ts";
+import { ProcessingError } from "../../processors/types.ts";
+import { copyRunner } from "../support/copy-runner.ts";
+import { startStack, type Stack } from "../support/stack.ts";
+
+let stack: Stack | null = null;
+afterEach(async () => {
+  await stack?.stop();
+  stack = null;
+});
+const bytes = (n: number, seed = 7) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255);
+const lastText = (u: { messages(): Array<{ text?: string }> }) => u.messages().at(-1)?.text ?? "";
+
+async function ready(s: Stack, u: ReturnType<Stack["em"]["user"]>, data: Uint8Array, name: string) {
+  const sent = await u.sendDocument({ bytes: data, file_name: name });
+  for (let i = 0; i < 250; i++) {
+    const row = (await s.app.services.store.listByChat(u.chatId, 50)).find((r) => r.messageId === sent.message_id);
+    if (row) return s.waitJob(row.id);
+    await Bun.sleep(20);
+  }
+  throw new Error("no job");
+}
+
+describe("commands", () => {
+  test("/status N and /jobs describe this chat's jobs only", async () => {
+    stack = await startStack({ runner: copyRunner() });
+    const u = stack.em.user({ language_code: "en" });
+    const other = stack.em.user({ language_code: "en" });
+    const job = await ready(stack, u, bytes(100), "report.bin");
+    await u.sendText(`/status ${job.id}`);
+    await u.waitFor((m) => m.some((x) => x.text === `#${job.id} · report.bin · ready`));
+    await u.sendText("/jobs");
+    await u.waitFor((m) => m.some((x) => x.text?.startsWith("Your latest jobs:\n#")));
+    await other.sendText(`/status ${job.id}`);
+    await other.waitFor((m) => m.some((x) => x.text === `Job #${job.id} was not found in this chat.`));
+    await u.sendText("/status x");
+    await u.waitFor((m) => m.some((x) => x.text === "Give a job number, e.g. /status 12"));
+  });
+
+  test("/resend N sends the stored file_id: no getFile, no processing", async () => {
+    const runner = copyRunner();
+    stack = await startStack({ runner });
+    const u = stack.em.user({ language_code: "ru" });
+    const job = await ready(stack, u, bytes(100), "a.bin");
+    const getFiles = stack.em.count("getFile");
+    const docsBefore = u.messages().filter((m) => m.document).length;
+    await u.sendText(`/resend ${job.id}`);
+    await u.waitFor((m) => m.filter((x) => x.document).length === docsBefore + 1);
+    const last = stack.em.calls.filter((c) => c.method === "sendDocument").at(-1)!;
+    expect(typeof last.params.document).toBe("string");
+    expect(stack.em.count("getFile")).toBe(getFiles);
+    expect(runner.calls).toBe(1);
+  });
+
+  test("/delete N erases source and result now and keeps the row as expired", async () => {
+    stack = await startStack({ runner: copyRunner() });
+    const u = stack.em.user({ language_code: "en" });
+    const job = await ready(stack, u, bytes(100), "d.bin");
+    const resultsDir = join(stack.config.dataDir, "results");
+    expect(readdirSync(resultsDir).some((n) => n.startsWith(`${job.id}-`))).toBe(true);
+    await u.sendText(`/delete ${job.id}`);
+    await u.waitFor((m) => m.some((x) => x.text === `Job #${job.id}: source and result deleted.`));
+    expect((await stack.app.services.store.get(job.id))?.status).toBe("expired");
+    expect(readdirSync(resultsDir).some((n) => n.startsWith(`${job.id}-`))).toBe(false);
+    await u.sendText(`/resend ${job.id}`);
+    await u.waitFor((m) => m.some((x) => x.text === `Job #${job.id} is “expired”, there is nothing to send.`));
+  });
+
+  test("/cancel N stops a running processor, removes files, ends failed/cancelled", async () => {
+    let aborted = false;
+    const hanging: ProcessRunner = (_input, _options, limits) =>
+      new Promise((_, reject) => {
+        const stop = () => {
+          aborted = true;
+          reject(new ProcessingError("cancelled", {}, "aborted"));
+        };
+        if (limits.signal?.aborted) stop();
+        limits.signal?.addEventListener("abort", stop);
+      });
+    stack = await startStack({ runner: hanging });
+    const u = stack.em.user({ language_code: "en" });
+    const sent = await u.sendDocument({ bytes: bytes(5000), file_name: "slow.bin" });
+    let id = 0;
+    for (let i = 0; i < 250 && !id; i++) {
+      id = (await stack.app.services.store.listByChat(u.chatId, 5))[0]?.id ?? 0;
+      await Bun.sleep(20);
+    }
+    await stack.waitJob(id, ["processing"]);
+    await u.sendText(`/cancel ${id}`);
+    await u.waitFor((m) => m.some((x) => x.text === `Job #${id} cancelled.`));
+    const job = await stack.waitJob(id, ["failed"]);
+    expect(job.reason).toBe("cancelled");
+    expect(aborted).toBe(true);
+    for (const dir of ["downloads", "work", "results"]) {
+      expect(readdirSync(join(stack.config.dataDir, dir)).filter((n) => n.startsWith(`${id}-`))).toEqual([]);
+    }
+    expect(sent.message_id).toBeGreaterThan(0);
+    await u.sendText(`/cancel ${id}`);
+    await u.waitFor((m) => m.some((x) => x.text === `Job #${id} has already ended (failed); nothing to cancel.`));
+  });
+
+  test("per-user limit on jobs in flight is answered clearly, not queued silently", async () => {
+    const hanging: ProcessRunner = (_i, _o, limits) => new Promise((_, reject) => limits.signal?.addEventListener("abort", () => reject(new Error("stop"))));
+    stack = await startStack({ runner: hanging, env: { USER_MAX_JOBS_IN_FLIGHT: "2" } });
+    const u = stack.em.user({ language_code: "en" });
+    await u.sendDocument({ bytes: bytes(100, 1), file_name: "1.bin" });
+    await u.sendDocument({ bytes: bytes(100, 2), file_name: "2.bin" });
+    await u.sendDocument({ bytes: bytes(100, 3), file_name: "3.bin" });
+    await u.waitFor((m) => m.some((x) => x.text === "You already have 2 files in progress (limit 2). Send this one when some of them are done."), 10_000);
+    expect(await stack.app.services.store.listByChat(u.chatId, 10)).toHaveLength(2);
+  });
+
+  test("same SHA-256 as a live result in the chat: reused without processing or upload (seed 000)", async () => {
+    const runner = copyRunner();
+    stack = await startStack({ runner });
+    const u = stack.em.user({ language_code: "en" });
+    const data = bytes(3000, 9);
+    const first = await ready(stack, u, data, "one.bin");
+    // Another upload of the same bytes: Telegram would give it a fresh file_id (and, e.g. after an edit
+    // of metadata, another file_unique_id). The emulator issues the fresh file_id on a re-send.
+    const again = await u.sendDocument({ bytes: data, file_name: "one again.bin" });
+    await u.waitFor((m) => m.some((x) => x.text?.includes("already processed")));
+    const uploadsBefore = stack.em.calls.filter((c) => c.method === "sendDocument" && typeof c.params.document !== "string").length;
+    const { job } = await stack.app.services.store.accept(
+      { updateId: again.update_id, chatId: u.chatId, userId: u.id, messageId: again.message_id, source: "document", fileId: again.file_id!, fileUniqueId: "another-unique-id", declaredName: "copy.bin", declaredMime: null, declaredSize: data.length, languageCode: "en" },
+      Date.now(),
+    );
+    stack.app.engine.wake();
+    const second = await stack.waitJob(job.id);
+    expect(second.status).toBe("ready");
+    expect(second.sha256).toBe(first.sha256);
+    expect(runner.calls).toBe(1);
+    expect(second.resultExpiresAt).toBe(first.resultExpiresAt);
+    const uploadsAfter = stack.em.calls.filter((c) => c.method === "sendDocument" && typeof c.params.document !== "string").length;
+    expect(uploadsAfter).toBe(uploadsBefore);
+    const ids = (await stack.app.services.store.results(second.id)).map((r) => r.telegramFileId);
+    expect(ids).toEqual((await stack.app.services.store.results(first.id)).map((r) => r.telegramFileId));
+  });
+});
