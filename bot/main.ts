@@ -11,6 +11,7 @@ import { createLogger } from "./log.ts";
 import { pollConflicts } from "./intake/poll-conflicts.ts";
 import { startOpsServer } from "./ops/http.ts";
 import { startWebhook } from "./intake/webhook.ts";
+import { pdfEngineSelfCheck } from "../processors/pdf/engine.ts";
 
 async function main(): Promise<number> {
   let config;
@@ -36,6 +37,10 @@ async function main(): Promise<number> {
     return 1;
   }
   log.info({ bot: bot.botInfo.username, mode: config.mode, data_dir: config.dataDir, pid: process.pid }, "docket starting");
+  // BR-11: find out now, not per job, whether pdf.js can load; PDFs then fail with pdf_engine_unavailable.
+  const pdf = await pdfEngineSelfCheck();
+  if (pdf.ok) log.info({ version: pdf.version, ms: pdf.ms }, "pdf engine self-check passed");
+  else log.error({ missing: pdf.missing }, "pdf engine self-check FAILED: PDFs will fail with pdf_engine_unavailable; run `bun install`");
 
   // Intake: a webhook behind nginx when WEBHOOK_URL is set, else long polling (never both).
   const webhook = config.webhook ? await startWebhook(bot, config.webhook, log) : null;
