@@ -16,6 +16,7 @@ import { i18n, type DocketContext } from "./i18n/index.ts";
 import { accessControl } from "./intake/access.ts";
 import { commands } from "./intake/commands.ts";
 import { fileIntake } from "./intake/files.ts";
+import { settings } from "./intake/settings.ts";
 import { Janitor } from "./janitor/janitor.ts";
 import { SqliteJobStore } from "./jobs/sqlite-store.ts";
 import type { Logger } from "./log.ts";
@@ -108,6 +109,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   bot.use(i18n);
   bot.use(accessControl(config));
   bot.use(fileIntake(services));
+  bot.use(settings(services));
   bot.use(commands(services, (job) => janitor.erase(job)));
   bot.catch((err) => log.error({ err: err.error, update_id: err.ctx.update.update_id }, "handler error"));
 

@@ -64,3 +64,22 @@ export function openQueue(impl: ImplName, file: string, history = 0): OpenQueue 
     },
   };
 }
+
+/**
+ * After a drain: every benchmark job is final exactly once — docket: `ready` with `attempts` 1
+ * (a second claim of the same job would have raised it), plainjob: status done.
+ * @throws when the counts differ from `jobs`
+ */
+export function verifyDrained(impl: ImplName, file: string, jobs: number): void {
+  const sqlite = new Database(file, { readonly: true });
+  try {
+    const sql =
+      impl === "docket"
+        ? "SELECT count(*) AS n FROM file_jobs WHERE status = 'ready' AND attempts = 1"
+        : "SELECT count(*) AS n FROM plainjob_jobs WHERE type = 'file' AND status = 2 AND data NOT LIKE '{\"old\":%'";
+    const n = (sqlite.query(sql).get() as { n: number }).n;
+    if (n !== jobs) throw new Error(`${impl}: ${n} of ${jobs} jobs final exactly once`);
+  } finally {
+    sqlite.close();
+  }
+}

@@ -7,7 +7,7 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openQueue, type ImplName } from "./impls.ts";
+import { openQueue, verifyDrained, type ImplName } from "./impls.ts";
 import { median, rate } from "./stats.ts";
 
 /** One measured configuration. */
@@ -38,7 +38,7 @@ async function drainInProcesses(impl: ImplName, file: string, workers: number): 
   const children = Array.from({ length: workers }, (_, k) => {
     let resolveDone!: (n: number) => void;
     dones.push(new Promise<number>((r) => (resolveDone = r)));
-    return Bun.spawn(["bun", WORKER, impl, file, `bench-w${k}`], {
+    return Bun.spawn([process.execPath, WORKER, impl, file, `bench-w${k}`], {
       stdout: "inherit",
       stderr: "inherit",
       ipc(m: { ready?: boolean; done?: number }) {
@@ -75,7 +75,8 @@ async function runOnce(c: QueueCase, jobs: number, chats: number): Promise<Queue
       q.close();
       ({ ms: drainMs, completed } = await drainInProcesses(c.impl, file, c.workers));
     }
-    if (completed !== jobs) throw new Error(`${label(c)}: completed ${completed} of ${jobs} jobs`);
+    if (completed !== jobs) throw new Error(`${c.impl}, ${label(c)}: completed ${completed} of ${jobs} jobs`);
+    verifyDrained(c.impl, file, jobs);
     return { enqueue: jobs / (enqueueMs / 1000), drain: jobs / (drainMs / 1000), endToEnd: jobs / ((enqueueMs + drainMs) / 1000), completed };
   } finally {
     rmSync(dir, { recursive: true, force: true });

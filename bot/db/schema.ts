@@ -30,6 +30,11 @@ export const fileJobs = sqliteTable(
     declaredName: text("declared_name"),
     declaredMime: text("declared_mime"),
     declaredSize: integer("declared_size"),
+    /**
+     * Processing variant from the chat's /settings at intake (`default`, `pages`); part of the
+     * idempotency key so a changed setting makes the same file processable again (seed 000).
+     */
+    variant: text("variant").notNull().default("default"),
     /** User's language_code at intake (chat messages of this job use it). */
     languageCode: text("language_code"),
     status: text("status").$type<JobState>().notNull(),
@@ -64,13 +69,24 @@ export const fileJobs = sqliteTable(
     finishedAt: text("finished_at"),
   },
   (t) => [
-    uniqueIndex("file_jobs_chat_file_unique").on(t.chatId, t.fileUniqueId),
+    uniqueIndex("file_jobs_chat_file_variant_unique").on(t.chatId, t.fileUniqueId, t.variant),
     index("file_jobs_status_lease").on(t.status, t.leaseUntil),
     index("file_jobs_chat_id").on(t.chatId, t.id),
     index("file_jobs_expires").on(t.status, t.resultExpiresAt),
     index("file_jobs_sha").on(t.chatId, t.sha256),
   ],
 );
+
+/** Per-chat processing choices (/settings). */
+export const chatSettings = sqliteTable("chat_settings", {
+  chatId: integer("chat_id").primaryKey(),
+  /** What to do with PDFs: `default` (text + page-1 preview) or `pages` (every page as JPEG in a ZIP). */
+  pdfAction: text("pdf_action").notNull().default("default"),
+  updatedAt: text("updated_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+});
+
+/** Row type of `chat_settings`. */
+export type ChatSettings = typeof chatSettings.$inferSelect;
 
 /** The files a job delivered (one row per output) and their Telegram `file_id`s for re-delivery. */
 export const jobResults = sqliteTable(

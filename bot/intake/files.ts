@@ -51,14 +51,16 @@ export function fileIntake(services: Services): Composer<DocketContext> {
   const c = new Composer<DocketContext>();
 
   c.on(["message:document", "message:photo"], async (ctx) => {
-    const input = newJobFrom(ctx);
-    if (!input) return;
+    const parsed = newJobFrom(ctx);
+    if (!parsed) return;
+    // The chat's /settings choose the processing variant; it is part of the idempotency key.
+    const input: NewJob = { ...parsed, variant: (await store.getSettings(parsed.chatId)).pdfAction };
     const now = services.now();
     const limit = downloadLimit(config);
     const tooBig = input.declaredSize !== null && input.declaredSize > limit;
 
     // Fairness (per user, from config): refuse clearly instead of queueing silently.
-    if (!(await store.findByFile(input.chatId, input.fileUniqueId))) {
+    if (!(await store.findByFile(input.chatId, input.fileUniqueId, input.variant ?? "default"))) {
       const refusal = await fairnessRefusal(services, input.userId, now);
       if (refusal) {
         log.info({ user_id: input.userId, file_unique_id: input.fileUniqueId, limit: refusal.key }, "refused by a per-user limit");

@@ -4,7 +4,7 @@
  */
 import { and, asc, desc, eq, gte, inArray, isNull, lte, ne, or, sql } from "drizzle-orm";
 import type { DocketDb } from "../db/open.ts";
-import { fileJobs, jobResults, type FileJob, type JobResult, type JobState } from "../db/schema.ts";
+import { chatSettings, fileJobs, jobResults, type FileJob, type JobResult, type JobState } from "../db/schema.ts";
 import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
 import type { ReasonCode } from "./reasons.ts";
@@ -33,7 +33,7 @@ export class SqliteJobStore implements JobStore {
     const existing = this.db
       .select()
       .from(fileJobs)
-      .where(and(eq(fileJobs.chatId, job.chatId), eq(fileJobs.fileUniqueId, job.fileUniqueId)))
+      .where(and(eq(fileJobs.chatId, job.chatId), eq(fileJobs.fileUniqueId, job.fileUniqueId), eq(fileJobs.variant, job.variant ?? "default")))
       .get();
     if (!existing) throw new Error("accept: conflict without an existing row");
     return { job: existing, created: false };
@@ -79,8 +79,25 @@ export class SqliteJobStore implements JobStore {
     return this.db.select().from(fileJobs).where(eq(fileJobs.id, id)).get();
   }
 
-  async findByFile(chatId: number, fileUniqueId: string): Promise<FileJob | undefined> {
-    return this.db.select().from(fileJobs).where(and(eq(fileJobs.chatId, chatId), eq(fileJobs.fileUniqueId, fileUniqueId))).get();
+  async findByFile(chatId: number, fileUniqueId: string, variant: string): Promise<FileJob | undefined> {
+    return this.db
+      .select()
+      .from(fileJobs)
+      .where(and(eq(fileJobs.chatId, chatId), eq(fileJobs.fileUniqueId, fileUniqueId), eq(fileJobs.variant, variant)))
+      .get();
+  }
+
+  async getSettings(chatId: number): Promise<{ pdfAction: string }> {
+    const row = this.db.select().from(chatSettings).where(eq(chatSettings.chatId, chatId)).get();
+    return { pdfAction: row?.pdfAction ?? "default" };
+  }
+
+  async setSettings(chatId: number, settings: { pdfAction: string }, now: number): Promise<void> {
+    this.db
+      .insert(chatSettings)
+      .values({ chatId, pdfAction: settings.pdfAction, updatedAt: iso(now) })
+      .onConflictDoUpdate({ target: chatSettings.chatId, set: { pdfAction: settings.pdfAction, updatedAt: iso(now) } })
+      .run();
   }
 
   async listByChat(chatId: number, limit: number): Promise<FileJob[]> {
@@ -105,7 +122,7 @@ export class SqliteJobStore implements JobStore {
     return r?.n ?? 0;
   }
 
-  async findReadyBySha(chatId: number, sha256: string, now: number, excludeId: number): Promise<FileJob | undefined> {
+  async findReadyBySha(chatId: number, sha256: string, variant: string, now: number, excludeId: number): Promise<FileJob | undefined> {
     return this.db
       .select()
       .from(fileJobs)
@@ -113,6 +130,7 @@ export class SqliteJobStore implements JobStore {
         and(
           eq(fileJobs.chatId, chatId),
           eq(fileJobs.sha256, sha256),
+          eq(fileJobs.variant, variant),
           eq(fileJobs.status, "ready"),
           ne(fileJobs.id, excludeId),
           sql`${fileJobs.resultExpiresAt} > ${iso(now)}`,

@@ -69,7 +69,7 @@ export class ProcessStep {
           workDir,
           declaredName: job.declaredName,
           declaredMime: job.declaredMime,
-          action: "default",
+          action: job.variant,
           maxInputPixels: config.maxInputPixels,
           maxOutputSide: config.maxOutputSide,
           maxPdfPages: config.maxPdfPages,
@@ -116,7 +116,7 @@ export class ProcessStep {
   private async tryReuse(job: FileJob): Promise<boolean> {
     const { store, now, log } = this.services;
     if (!job.sha256) return false;
-    const twin = await store.findReadyBySha(job.chatId, job.sha256, now(), job.id);
+    const twin = await store.findReadyBySha(job.chatId, job.sha256, job.variant, now(), job.id);
     if (!twin) return false;
     const results = await store.results(twin.id);
     if (results.length === 0 || results.some((r) => !r.telegramFileId)) return false;

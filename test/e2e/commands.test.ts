@@ -146,3 +146,31 @@ describe("commands", () => {
     expect(ids).toEqual((await stack.app.services.store.results(first.id)).map((r) => r.telegramFileId));
   });
 });
+
+describe("/settings (issue 5 §6)", () => {
+  test("choosing 'pages' makes the same PDF processable again, as a ZIP of page images", async () => {
+    stack = await startStack();
+    const u = stack.em.user({ language_code: "en" });
+    const { makePdf } = await import("../../scripts/samples/index.ts");
+    const pdf = await makePdf({ pages: [["One"], ["Two"], ["Three"]] });
+    const first = await ready(stack, u, pdf, "three.pdf");
+    expect(first.variant).toBe("default");
+    await u.sendText("/settings");
+    const [menu] = (await u.waitFor((m) => m.some((x) => x.reply_markup))).filter((x) => x.reply_markup);
+    const buttons = (menu!.reply_markup as { inline_keyboard: Array<Array<{ text: string; callback_data: string }>> }).inline_keyboard.flat();
+    expect(buttons.map((b) => b.text)).toEqual(["✅ Text and a page-1 preview", "Every page as an image (ZIP)"]);
+    await u.pressButton(menu!.message_id, "settings:pdf:pages");
+    await u.waitFor((m) => (m.find((x) => x.message_id === menu!.message_id)?.reply_markup as { inline_keyboard: Array<Array<{ text: string }>> })?.inline_keyboard[1]?.[0]?.text.startsWith("✅") ?? false);
+    const second = await ready(stack, u, pdf, "three.pdf");
+    expect(second.id).not.toBe(first.id);
+    expect(second.variant).toBe("pages");
+    const results = await stack.app.services.store.results(second.id);
+    expect(results.map((r) => [r.fileName, r.mime])).toContainEqual([expect.stringMatching(/\.zip$/), "application/zip"]);
+    const zip = stack.em.uploaded(results.find((r) => r.mime === "application/zip")!.telegramFileId!)!;
+    const { unzipSync } = await import("fflate");
+    expect(Object.keys(unzipSync(zip)).length).toBe(3);
+    // the same file again with the same setting is the same job
+    await u.sendDocument({ bytes: pdf, file_name: "three.pdf" });
+    await u.waitFor((m) => m.some((x) => x.text?.includes(`already processed (job #${second.id})`)));
+  });
+});

@@ -66,3 +66,8 @@ summary-image = { $label } { $width }×{ $height }{ $frames ->
    *[other] , { $frames } frames
   }
 summary-other = { $label }
+
+settings-title = What should I do with PDFs in this chat? A change applies to new files; the same file sent again after a change is processed anew.
+settings-pdf-default = Text and a page-1 preview
+settings-pdf-pages = Every page as an image (ZIP)
+settings-saved = Saved

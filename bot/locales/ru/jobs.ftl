@@ -67,3 +67,8 @@ summary-image = { $label } { $width }×{ $height }{ $frames ->
    *[other] , кадров: { $frames }
   }
 summary-other = { $label }
+
+settings-title = Что делать с PDF в этом чате? Изменение применяется к новым файлам; тот же файл после изменения обработается заново.
+settings-pdf-default = Текст и превью первой страницы
+settings-pdf-pages = Все страницы картинками (ZIP)
+settings-saved = Сохранено
