@@ -94,6 +94,8 @@ export interface QueueResult extends QueueCase {
   readonly enqueue: number;
   readonly drain: number;
   readonly endToEnd: number;
+  /** Slowest and fastest end-to-end run, jobs/s (the spread on a shared machine). */
+  readonly endToEndRange: readonly [number, number];
 }
 
 /**
@@ -117,6 +119,7 @@ export async function benchQueue(cases: readonly QueueCase[], jobs: number, chat
     enqueue: median(per[k]!.map((x) => x.enqueue)),
     drain: median(per[k]!.map((x) => x.drain)),
     endToEnd: median(per[k]!.map((x) => x.endToEnd)),
+    endToEndRange: [Math.min(...per[k]!.map((x) => x.endToEnd)), Math.max(...per[k]!.map((x) => x.endToEnd))] as const,
   }));
 }
 
@@ -125,13 +128,13 @@ export function queueTable(results: readonly QueueResult[], jobs: number, runs: 
   const lines = [
     `Queue: ${jobs} jobs per run, medians of ${runs} runs, fresh WAL file on disk per run; jobs/s`,
     "",
-    "| workers | queue | enqueue | claim → complete (drain) | end-to-end | docket / plainjob (end-to-end) |",
-    "| --- | --- | ---: | ---: | ---: | ---: |",
+    "| workers | queue | enqueue | claim → complete (drain) | end-to-end | end-to-end min–max | docket / plainjob (end-to-end) |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: |",
   ];
   for (const r of results) {
     const peer = results.find((p) => p.impl === "plainjob" && p.kind === r.kind && p.workers === r.workers && p.history === r.history);
     const ratio = r.impl === "docket" && peer ? `${(r.endToEnd / peer.endToEnd).toFixed(2)}` : "";
-    lines.push(`| ${label(r)} | ${r.impl} | ${rate(r.enqueue)} | ${rate(r.drain)} | ${rate(r.endToEnd)} | ${ratio} |`);
+    lines.push(`| ${label(r)} | ${r.impl} | ${rate(r.enqueue)} | ${rate(r.drain)} | ${rate(r.endToEnd)} | ${rate(r.endToEndRange[0])}–${rate(r.endToEndRange[1])} | ${ratio} |`);
   }
   return lines.join("\n");
 }

@@ -12,7 +12,8 @@ export function factsSummary(locale: Locale, facts: Facts): string {
     return t(locale, "summary-pdf", { pages: facts.pages, chars: typeof facts.textChars === "number" ? facts.textChars : 0 });
   }
   if (typeof facts.width === "number" && typeof facts.height === "number") {
-    return t(locale, "summary-image", { label: localizedLabel(locale, facts.label), width: facts.width, height: facts.height, frames: typeof facts.frames === "number" ? facts.frames : 1 });
+    // Pixel sizes are strings: Fluent would group digits ("1,280").
+    return t(locale, "summary-image", { label: localizedLabel(locale, facts.label), width: String(facts.width), height: String(facts.height), frames: typeof facts.frames === "number" ? facts.frames : 1 });
   }
   return t(locale, "summary-other", { label: localizedLabel(locale, facts.label) });
 }

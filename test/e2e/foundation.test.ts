@@ -62,7 +62,7 @@ describe("a document goes from a chat to a processed result", () => {
     expect(job.source).toBe("photo");
     expect(JSON.parse(job.facts!)).toMatchObject({ width: 1280, height: 960 });
     const msgs = await bob.waitFor((m) => m.some((x) => x.text?.startsWith("Готово")), 10_000);
-    expect(msgs.find((x) => x.text?.startsWith("Готово"))!.text).toContain("Telegram его сжал");
+    expect(msgs.find((x) => x.text?.startsWith("Готово"))!.text).toContain("Отправлено как фото, поэтому Telegram его сжал");
   });
 
   test("a mislabeled file: a PNG named contract.pdf is processed as a PNG and the reply says so", async () => {

@@ -40,7 +40,7 @@ status-ready-reused = Done, job #{ $id }: the same file was processed before —
 status-failed = Job #{ $id } failed: { $reason }
 status-expired = Job #{ $id }: the result expired and its files were deleted.
 status-retrying = Job #{ $id }: that didn’t work, trying again (attempt { $attempt } of { $max }).
-photo-note = It came as a photo, so Telegram compressed it; send it as a file to process the original.
+photo-note = Sent as a photo, so Telegram compressed it; send it as a file to process the original.
 mismatch-note = It was sent as “.{ $declared }” but is actually { $actual }.
 
 cmd-status-line = #{ $id } · { $name } · { $status }

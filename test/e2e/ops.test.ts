@@ -1,0 +1,55 @@
+/** /healthz and /metrics on 127.0.0.1 (issue 6 §4): real checks, real counts. */
+import { afterEach, expect, test } from "vitest";
+import { startOpsServer } from "../../bot/ops/http.ts";
+import { copyRunner } from "../support/copy-runner.ts";
+import { startStack, type Stack } from "../support/stack.ts";
+
+let stack: Stack | null = null;
+let server: ReturnType<typeof startOpsServer> | null = null;
+afterEach(async () => {
+  await server?.stop(true);
+  await stack?.stop();
+  stack = null;
+  server = null;
+});
+
+test("healthz reports database, Bot API and disk; metrics count jobs by state and budget", async () => {
+  stack = await startStack({ runner: copyRunner() });
+  const { app } = stack;
+  server = startOpsServer(0, { sqlite: app.db.sqlite, api: app.bot.api, dataDir: stack.config.dataDir, budget: 1024 }, app.services.metrics, app.services.log);
+  const base = `http://127.0.0.1:${server.port}`;
+  const h = await fetch(`${base}/healthz`);
+  expect(h.status).toBe(200);
+  const body = await h.json();
+  expect(body.ok).toBe(true);
+  expect(body.checks.database).toEqual({ ok: true, detail: "SELECT 1 ok" });
+  expect(body.checks.botApi.detail).toBe("getMe ok (@docket_test_bot)");
+  expect(body.checks.disk.ok).toBe(true);
+
+  const u = stack.em.user();
+  await u.sendDocument({ bytes: new Uint8Array(500).fill(3), file_name: "m.bin" });
+  const row = await (async () => {
+    for (let i = 0; i < 200; i++) {
+      const r = (await app.services.store.listByChat(u.chatId, 1))[0];
+      if (r) return r;
+      await Bun.sleep(20);
+    }
+    throw new Error("no job");
+  })();
+  await stack.waitJob(row.id);
+  const m = await (await fetch(`${base}/metrics`)).text();
+  expect(m).toContain('docket_jobs{state="ready"} 1');
+  expect(m).toContain('docket_jobs{state="accepted"} 0');
+  expect(m).toContain("docket_queue_depth 0");
+  expect(m).toContain("docket_budget_in_use_bytes 0");
+  expect(m).toMatch(/docket_processing_seconds_count\{type="application\/octet-stream"\} 1/);
+  expect(m).toContain('docket_jobs_ended_total{status="ready",reason=""} 1');
+
+  // A budget larger than the free disk makes the disk check fail: 503 naming it.
+  await server.stop(true);
+  server = startOpsServer(0, { sqlite: app.db.sqlite, api: app.bot.api, dataDir: stack.config.dataDir, budget: Number.MAX_SAFE_INTEGER }, app.services.metrics, app.services.log);
+  const bad = await fetch(`http://127.0.0.1:${server.port}/healthz`);
+  expect(bad.status).toBe(503);
+  expect((await bad.json()).checks.disk.ok).toBe(false);
+  expect((await fetch(`http://127.0.0.1:${server.port}/nope`)).status).toBe(404);
+});

@@ -1,0 +1,166 @@
+/**
+ * Resume rules by state (seed 000) on a real database and data dir, and
+ * BR-08 inputs (no file_name / mime_type, octet-stream named "scan", photo sizes).
+ */
+import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import sharp from "sharp";
+import { afterEach, describe, expect, test } from "vitest";
+import { generatedName } from "../../bot/worker/paths.ts";
+import { makePdf } from "../../scripts/samples/index.ts";
+import { copyRunner } from "../support/copy-runner.ts";
+import { startStack, type Stack } from "../support/stack.ts";
+
+let stack: Stack | null = null;
+afterEach(async () => {
+  await stack?.stop();
+  stack = null;
+});
+
+async function jobFor(s: Stack, chatId: number, messageId: number) {
+  for (let i = 0; i < 250; i++) {
+    const row = (await s.app.services.store.listByChat(chatId, 50)).find((r) => r.messageId === messageId);
+    if (row) return s.waitJob(row.id);
+    await Bun.sleep(20);
+  }
+  throw new Error("no job");
+}
+
+describe("BR-08 document without file_name or mime_type; photo vs document", () => {
+  test("(a) no file_name, no mime_type, PDF bytes: type from content, generated display name, ready", async () => {
+    stack = await startStack();
+    const u = stack.em.user({ language_code: "en" });
+    const sent = await u.sendDocument({ bytes: await makePdf({ pages: [["Hello page 1"], ["Hello page 2"], ["Hello page 3"]] }), file_name: null, mime_type: null });
+    const job = await jobFor(stack, u.chatId, sent.message_id);
+    expect([job.status, job.declaredName, job.declaredMime]).toEqual(["ready", null, null]);
+    expect(JSON.parse(job.facts!).pages).toBe(3);
+    expect(u.transcript().join("\n")).toContain(`Got “file-${job.id}”`);
+  });
+  test("(b) application/octet-stream named 'scan' with JPEG bytes: JPEG 800×600, ready", async () => {
+    stack = await startStack();
+    const u = stack.em.user({ language_code: "en" });
+    const jpeg = await sharp({ create: { width: 800, height: 600, channels: 3, background: "#336699" } }).jpeg().toBuffer();
+    const sent = await u.sendDocument({ bytes: jpeg, file_name: "scan", mime_type: "application/octet-stream" });
+    const job = await jobFor(stack, u.chatId, sent.message_id);
+    expect(job.status).toBe("ready");
+    expect(JSON.parse(job.facts!)).toMatchObject({ type: "image/jpeg", width: 800, height: 600 });
+  });
+  test("(c) a photo with sizes 90×67, 320×240, 1280×960: only the largest is downloaded", async () => {
+    stack = await startStack();
+    const u = stack.em.user({ language_code: "en" });
+    const big = await sharp({ create: { width: 1280, height: 960, channels: 3, background: "#aa3300" } }).jpeg().toBuffer();
+    const sent = await u.sendPhoto({ bytes: big, sizes: [[90, 67], [320, 240], [1280, 960]] });
+    const job = await jobFor(stack, u.chatId, sent.message_id);
+    expect(job.status).toBe("ready");
+    const getFiles = stack.em.calls.filter((c) => c.method === "getFile");
+    expect(getFiles).toHaveLength(1);
+    expect(getFiles[0]!.params.file_id).toBe(sent.file_id);
+    expect(JSON.parse(job.facts!)).toMatchObject({ width: 1280, height: 960 });
+    const done = (await u.waitFor((m) => m.some((x) => x.text?.startsWith("Done")))).find((x) => x.text?.startsWith("Done"))!;
+    expect(done.text).toContain("JPEG image 1280×960");
+    expect(done.text).toContain("Sent as a photo, so Telegram compressed it");
+  });
+});
+
+describe("resume by state (seed 000)", () => {
+  test("processing with a dead lease: old intermediates discarded, redone from the source, ready", async () => {
+    const runner = copyRunner();
+    stack = await startStack({ runner, noPolling: true, env: { LEASE_TTL: "1s" } });
+    const { store } = stack.app.services;
+    const paths = stack.app.paths;
+    const now = Date.now();
+    const u = stack.em.user({ language_code: "en" });
+    // A job a dead worker left in `processing`: source on disk, a half-written work dir, lease expired.
+    const { job } = await store.accept({ updateId: 1, chatId: u.chatId, userId: u.id, messageId: 1, source: "document", fileId: "dead", fileUniqueId: "U-dead", declaredName: "x.bin", declaredMime: null, declaredSize: 4, languageCode: "en" }, now);
+    await store.claimDownload("dead-worker", now - 5000, 1000, { total: 1 << 30, multiplier: 1, modeLimit: 1 << 20 });
+    const src = join(paths.downloads, generatedName(job.id));
+    writeFileSync(src, "data");
+    const sha = new Bun.CryptoHasher("sha256").update("data").digest("hex");
+    await store.transition(job.id, "accepted", "fetched", "dead-worker", now - 5000, { localPath: src, sha256: sha, realSize: 4, keepLease: true });
+    await store.transition(job.id, "fetched", "processing", "dead-worker", now - 5000, { keepLease: true });
+    const stale = join(paths.work, generatedName(job.id));
+    mkdirSync(stale);
+    writeFileSync(join(stale, "half.out"), "partial");
+    stack.app.engine.wake();
+    const done = await stack.waitJob(job.id);
+    expect([done.status, done.lastError]).toEqual(["ready", null]);
+    expect(runner.calls).toBe(1);
+    expect(readdirSync(paths.work)).toEqual([]); // stale intermediates gone, and this try's too
+    expect(readdirSync(paths.downloads)).toEqual([]); // source deleted after ready
+  });
+
+  test("fetched whose source changed on disk: SHA-256 mismatch is caught, failed, not processed", async () => {
+    const runner = copyRunner();
+    stack = await startStack({ runner, noPolling: true });
+    const { store } = stack.app.services;
+    const now = Date.now();
+    const { job } = await store.accept({ updateId: 1, chatId: 5, userId: 5, messageId: 1, source: "document", fileId: "f", fileUniqueId: "U-f", declaredName: "x.bin", declaredMime: null, declaredSize: 4, languageCode: "en" }, now);
+    await store.claimDownload("w0", now - 5000, 1000, { total: 1 << 30, multiplier: 1, modeLimit: 1 << 20 });
+    const src = join(stack.app.paths.downloads, generatedName(job.id));
+    writeFileSync(src, "data");
+    await store.transition(job.id, "accepted", "fetched", "w0", now - 5000, { localPath: src, sha256: "0".repeat(64), realSize: 4 });
+    stack.app.engine.wake();
+    const done = await stack.waitJob(job.id);
+    expect([done.status, done.reason]).toEqual(["failed", "download_failed"]);
+    expect(done.lastError).toContain("SHA-256 mismatch");
+    expect(runner.calls).toBe(0);
+  });
+
+  test("accepted with a leftover .part: deleted, new getFile, downloaded again", async () => {
+    stack = await startStack({ runner: copyRunner(), noPolling: true });
+    const u = stack.em.user();
+    const sent = await u.sendDocument({ bytes: new Uint8Array(3000).fill(5), file_name: "p.bin" });
+    const { store } = stack.app.services;
+    const now = Date.now();
+    const { job } = await store.accept({ updateId: sent.update_id, chatId: u.chatId, userId: u.id, messageId: sent.message_id, source: "document", fileId: sent.file_id!, fileUniqueId: sent.file_unique_id!, declaredName: "p.bin", declaredMime: null, declaredSize: 3000, languageCode: "en" }, now);
+    await store.claimDownload("dead", now - 10_000, 1000, { total: 1 << 30, multiplier: 1, modeLimit: 1 << 20 });
+    const part = join(stack.app.paths.downloads, `${generatedName(job.id)}.part`);
+    writeFileSync(part, "half");
+    stack.app.engine.wake();
+    const done = await stack.waitJob(job.id);
+    expect(done.status).toBe("ready");
+    expect(done.realSize).toBe(3000);
+    expect(stack.em.count("getFile")).toBe(1);
+    expect(readdirSync(stack.app.paths.downloads)).toEqual([]);
+  });
+});
+
+describe("waiting jobs and fairness", () => {
+  test("a job waiting for the byte budget stays accepted and is told its queue position", async () => {
+    const hold: { release?: () => void } = {};
+    const gate = new Promise<void>((r) => (hold.release = r));
+    const base = copyRunner();
+    // Processing of the first job waits, so its budget stays reserved and the next job must wait.
+    const runner = (async (i: string, o: Parameters<typeof base>[1], l: Parameters<typeof base>[2]) => {
+      await gate;
+      return base(i, o, l);
+    }) as typeof base;
+    stack = await startStack({ runner, env: { DOWNLOAD_BUDGET: "10000", BUDGET_MULTIPLIER: "2" } });
+    const u = stack.em.user({ language_code: "en" });
+    const a = await u.sendDocument({ bytes: new Uint8Array(4000).fill(1), file_name: "a.bin" }); // reserves 8000
+    const b = await u.sendDocument({ bytes: new Uint8Array(4000).fill(2), file_name: "b.bin" }); // 16000 > 10000: waits
+    let jobB = 0;
+    for (let i = 0; i < 250 && !jobB; i++) {
+      jobB = (await stack.app.services.store.listByChat(u.chatId, 5)).find((r) => r.messageId === b.message_id)?.id ?? 0;
+      await Bun.sleep(20);
+    }
+    await Bun.sleep(500);
+    expect((await stack.app.services.store.get(jobB))?.status).toBe("accepted");
+    expect(await stack.app.services.store.budgetInUse()).toBe(8000);
+    await stack.app.engine.refreshPositions();
+    await u.waitFor((m) => m.some((x) => x.text === `Job #${jobB}: queued for download, position 1.`), 10_000);
+    hold.release!();
+    expect((await stack.waitJob(jobB)).status).toBe("ready");
+    expect(a.message_id).toBeGreaterThan(0);
+  });
+
+  test("per-user bytes per day: over the limit is answered clearly and creates no job", async () => {
+    stack = await startStack({ runner: copyRunner(), env: { USER_MAX_BYTES_PER_DAY: "5000" } });
+    const u = stack.em.user({ language_code: "en" });
+    const first = await u.sendDocument({ bytes: new Uint8Array(6000).fill(1), file_name: "big.bin" });
+    await jobFor(stack, u.chatId, first.message_id);
+    await u.sendDocument({ bytes: new Uint8Array(100).fill(2), file_name: "small.bin" });
+    await u.waitFor((m) => m.some((x) => x.text === "In the last 24 hours you sent 0.1 MB of the allowed 0.1 MB. Please try later."), 10_000);
+    expect(await stack.app.services.store.listByChat(u.chatId, 10)).toHaveLength(1);
+  });
+});
