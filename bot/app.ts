@@ -9,6 +9,7 @@ import { Api, Bot } from "grammy";
 import type { Config } from "./config.ts";
 import { openDb, type OpenDb } from "./db/open.ts";
 import { Delivery } from "./deliver/delivery.ts";
+import { ChatHolds } from "./deliver/chat-holds.ts";
 import { cloudFetcher } from "./fetch/cloud.ts";
 import { localFetcher } from "./fetch/local.ts";
 import type { Fetcher } from "./fetch/types.ts";
@@ -68,6 +69,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const bot = new Bot<DocketContext>(config.token, { client: { apiRoot: config.apiRoot, timeoutSeconds: 600 } });
   // Plain API calls are retried on 429 / 5xx / network errors by a well-kept plugin;
   // chat holds are the outbox's job (it knows the chat, auto-retry does not).
+  const holds = new ChatHolds();
+  bot.api.config.use(holds.transformer()); // inner: sees every raw 429, also those auto-retry retries
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
   const api = bot.api;
 
@@ -79,12 +82,13 @@ export async function createApp(opts: AppOptions): Promise<App> {
     events: (e) => {
       if (e.type === "ChatHold") {
         metrics.chatHolds.inc();
+        holds.note(e.chatId, Date.now() + e.retryAfterMs);
         log.warn({ chat_id: e.chatId, retry_after_ms: e.retryAfterMs }, "chat hold after 429");
       } else log.warn({ chat_id: e.chatId, event: e.type, reason: e.reason }, "outbox delivery problem");
     },
   });
   const status = opts.statusReporter?.(api, { store, log }) ?? new OutboxStatusReporter(outbox, api, store, log);
-  const delivery = new Delivery(api, store, log);
+  const delivery = new Delivery(api, store, log, holds);
   const fetcher: Fetcher = config.mode === "local" ? localFetcher(api, config.localBotApiDir, log) : cloudFetcher(api, config.apiRoot, config.token);
   const runner = opts.runner ?? (await defaultRunner());
 

@@ -45,12 +45,23 @@ async function injectFault(fault: string | undefined): Promise<void> {
   }
 }
 
+/** Progress lines on stdout (`progress <done> <total>`), at most every 200 ms plus the last one. */
+function progressReporter(): (done: number, total: number) => void {
+  let last = 0;
+  return (done, total) => {
+    const now = Date.now();
+    if (done < total && now - last < 200) return;
+    last = now;
+    process.stdout.write(`progress ${done} ${total}\n`);
+  };
+}
+
 async function main(): Promise<void> {
   const request = JSON.parse(process.argv[2] ?? "{}") as ChildRequest;
   await injectFault(process.env.DOCKET_CHILD_FAULT);
   let reply: ChildReply;
   try {
-    reply = { ok: true, result: await processFile(request.inputPath, request.options) };
+    reply = { ok: true, result: await processFile(request.inputPath, { ...request.options, onProgress: progressReporter() }) };
   } catch (err) {
     reply =
       err instanceof ProcessingError

@@ -26,6 +26,8 @@ export interface IsolationLimits {
   readonly signal?: AbortSignal;
   /** How often the child's RSS is sampled, ms (default 50). */
   readonly pollMs?: number;
+  /** Progress of the child (`done` of `total` PDF pages), from its stdout lines. */
+  readonly onProgress?: (done: number, total: number) => void;
   /** TEST ONLY: make the child hang / allocate / exit / abort (processors/child.ts). */
   readonly testFault?: ChildFault;
 }
@@ -57,6 +59,21 @@ async function tailOf(stream: ReadableStream<Uint8Array>): Promise<string> {
 /** Why the parent killed the child, if it did. */
 type KillCause = { kind: "timeout" } | { kind: "memory"; rss: number } | { kind: "cancelled" };
 
+/** Read `progress <done> <total>` lines from the child's stdout and forward them. */
+async function readProgress(stream: ReadableStream<Uint8Array>, onProgress?: (done: number, total: number) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  let buf = "";
+  for await (const chunk of stream) {
+    buf += decoder.decode(chunk, { stream: true });
+    let nl: number;
+    while ((nl = buf.indexOf("\n")) >= 0) {
+      const m = /^progress (\d+) (\d+)$/.exec(buf.slice(0, nl));
+      buf = buf.slice(nl + 1);
+      if (m) onProgress?.(Number(m[1]), Number(m[2]));
+    }
+  }
+}
+
 /**
  * Process a file in an isolated child (`bun processors/child.ts`).
  * @param inputPath absolute path of the source
@@ -77,11 +94,12 @@ export async function runIsolated(inputPath: string, options: ProcessorOptions, 
   if (limits.testFault) env.DOCKET_CHILD_FAULT = limits.testFault;
   const child = Bun.spawn([process.execPath, CHILD_SCRIPT, JSON.stringify(request)], {
     stdin: "ignore",
-    stdout: "ignore",
+    stdout: "pipe",
     stderr: "pipe",
     env,
   });
   const stderr = tailOf(child.stderr);
+  const progress = readProgress(child.stdout, limits.onProgress);
 
   let cause: KillCause | null = null;
   const kill = (why: KillCause): void => {
@@ -111,6 +129,7 @@ export async function runIsolated(inputPath: string, options: ProcessorOptions, 
     limits.signal?.removeEventListener("abort", onAbort);
   }
   const errText = await stderr;
+  await progress;
   const killed = cause as KillCause | null;
   if (killed?.kind === "timeout") {
     await rm(resultPath, { force: true });

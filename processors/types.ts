@@ -36,6 +36,11 @@ export interface ProcessorOptions {
   readonly maxPdfPages: number;
   /** Per-page time budget for PDF work, ms. */
   readonly pdfPageBudgetMs: number;
+  /**
+   * Progress callback: `done` of `total` units (PDF pages). Not serialized to the child;
+   * the child reports progress to the parent on stdout (processors/child.ts).
+   */
+  readonly onProgress?: (done: number, total: number) => void;
 }
 
 /** One file a processor produced, to be sent back to the chat. */

@@ -11,6 +11,7 @@ import type { Locale } from "../i18n/index.ts";
 import { t } from "../i18n/index.ts";
 import type { JobStore } from "../jobs/store.ts";
 import type { Logger } from "../log.ts";
+import type { ChatHolds } from "./chat-holds.ts";
 
 /** Sends result documents. */
 export class Delivery {
@@ -22,6 +23,8 @@ export class Delivery {
     private readonly api: Api,
     private readonly store: JobStore,
     private readonly log: Logger,
+    /** Chat holds after 429s: no upload goes to a held chat (BR-06). */
+    private readonly holds?: ChatHolds,
   ) {}
 
   /**
@@ -33,6 +36,7 @@ export class Delivery {
     const results = await this.store.results(job.id);
     for (const r of results) {
       if (r.telegramFileId) continue;
+      await this.holds?.wait(job.chatId, signal);
       const msg = await this.api.sendDocument(
         job.chatId,
         new InputFile(r.path, r.fileName),
@@ -55,6 +59,7 @@ export class Delivery {
     let sent = 0;
     for (const r of results) {
       if (!r.telegramFileId) continue;
+      await this.holds?.wait(job.chatId);
       await this.api.sendDocument(job.chatId, r.telegramFileId, { caption: t(locale, "result-caption", { id: String(job.id), name: r.fileName }) });
       sent++;
     }

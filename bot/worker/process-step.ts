@@ -75,7 +75,13 @@ export class ProcessStep {
           maxPdfPages: config.maxPdfPages,
           pdfPageBudgetMs: config.pdfPageBudgetMs,
         },
-        { timeoutMs: config.processTimeoutMs, memoryMb: config.processMemoryMb, signal: controller.signal },
+        {
+          timeoutMs: config.processTimeoutMs,
+          memoryMb: config.processMemoryMb,
+          signal: controller.signal,
+          // "processing page n/N": the outbox collapses these to what the chat's rate allows.
+          onProgress: (done, total) => status.update(job, t(locale, "status-processing-pages", { id: String(job.id), done: String(done), total: String(total) })),
+        },
       );
       jlog.info({ ms: now() - started, type: result.facts.type, outputs: result.outputs.length }, "processed");
       this.services.metrics.processingSeconds.observe({ type: result.facts.type }, (now() - started) / 1000);

@@ -11,5 +11,5 @@ import type { ProcessorOptions, ProcessorResult } from "../../processors/types.t
 export type ProcessRunner = (
   inputPath: string,
   options: ProcessorOptions,
-  limits: { readonly timeoutMs: number; readonly memoryMb: number; readonly signal?: AbortSignal },
+  limits: { readonly timeoutMs: number; readonly memoryMb: number; readonly signal?: AbortSignal; readonly onProgress?: (done: number, total: number) => void },
 ) => Promise<ProcessorResult>;

@@ -62,6 +62,7 @@ async function writePagesZip(pdf: OpenPdf, options: ProcessorOptions, maxSide: n
     zip.add(entry);
     entry.push(img.jpeg, true);
     rendered++;
+    options.onProgress?.(n, pages);
   }
   zip.end();
   await sink.end();
@@ -88,7 +89,7 @@ export async function processPdf(inputPath: string, options: ProcessorOptions): 
     }
     const meta = await documentFacts(pdf);
     const outputs: ProcessorOutput[] = [];
-    const { text, chars } = await extractText(pdf, options.pdfPageBudgetMs);
+    const { text, chars } = await extractText(pdf, options.pdfPageBudgetMs, options.action === "pages" ? undefined : options.onProgress);
     const facts: Record<string, unknown> = { type: "application/pdf", label: "PDF document", pages, ...meta, textChars: chars };
 
     if (options.action === "pages") {

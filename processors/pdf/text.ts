@@ -32,7 +32,7 @@ export function pageSeparator(page: number, pages: number): string {
  *   text characters (separators and line breaks not counted)
  * @throws ProcessingError `processing_timeout` when one page exceeds its budget
  */
-export async function extractText(pdf: OpenPdf, pageBudgetMs: number): Promise<{ text: string; chars: number }> {
+export async function extractText(pdf: OpenPdf, pageBudgetMs: number, onProgress?: (done: number, total: number) => void): Promise<{ text: string; chars: number }> {
   const pages = pdf.doc.numPages;
   const parts: string[] = [];
   let chars = 0;
@@ -49,6 +49,7 @@ export async function extractText(pdf: OpenPdf, pageBudgetMs: number): Promise<{
     } finally {
       page.cleanup();
     }
+    onProgress?.(n, pages);
   }
   return { text: parts.join("\n"), chars };
 }

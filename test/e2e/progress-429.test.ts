@@ -1,0 +1,50 @@
+/**
+ * BR-06 in docket: a long PDF's progress edits ("processing page n/N") go through
+ * the outbox; a progress editMessageText of the chat answers 429 retry_after 5.
+ * Asserts: no request to that chat during the hold (uploads included), edits
+ * collapse to the latest text, unchanged text is never sent, the result arrives
+ * after the hold and the job ends ready.
+ */
+import { afterEach, expect, test } from "vitest";
+import { makePdf } from "../../scripts/samples/index.ts";
+import { startStack, type Stack } from "../support/stack.ts";
+
+let stack: Stack | null = null;
+afterEach(async () => {
+  await stack?.stop();
+  stack = null;
+});
+
+test("BR-06: 429 on a progress edit holds the whole chat for retry_after; the job still ends ready", async () => {
+  stack = await startStack({ emulator: { rateLimits: {} }, env: { MAX_PDF_PAGES: "5000", PROCESS_TIMEOUT: "120s" } });
+  const u = stack.em.user({ language_code: "en" });
+  // The first progress edit ("processing page n/N") gets the 429: mid-stream, whatever the timing.
+  stack.em.failNext("editMessageText", { error_code: 429, description: "Too Many Requests: retry after 5", retry_after: 5 }, { chatId: u.chatId, match: (p) => /processing page/.test(String(p.text)) });
+  // ~1.2 MB, ~2.5 s of text extraction: long enough for several paced progress edits.
+  const pdf = await makePdf({ pages: Array.from({ length: 3000 }, (_, i) => Array.from({ length: 40 }, (_, l) => `Page ${i + 1} line ${l} lorem ipsum dolor sit amet`)) });
+  const sent = await u.sendDocument({ bytes: pdf, file_name: "many.pdf" });
+  let id = 0;
+  for (let i = 0; i < 250 && !id; i++) {
+    id = (await stack.app.services.store.listByChat(u.chatId, 5)).find((r) => r.messageId === sent.message_id)?.id ?? 0;
+    await Bun.sleep(20);
+  }
+  const job = await stack.waitJob(id, ["ready", "failed"], 90_000);
+  expect(job.status).toBe("ready");
+  expect(JSON.parse(job.facts!).pages).toBe(3000);
+  await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${id}`)), 20_000);
+
+  const calls = stack.em.calls.filter((c) => c.chatId === u.chatId);
+  const hold = calls.find((c) => c.status === 429 && c.method === "editMessageText");
+  expect(hold).toBeDefined();
+  const during = calls.filter((c) => c.at > hold!.at && c.at < hold!.at + 5000);
+  expect(during.map((c) => c.method)).toEqual([]);
+  expect(calls.filter((c) => c.status === 429)).toHaveLength(1);
+  // the chat saw page progress, and never the same text twice in a row
+  const edits = calls.filter((c) => c.method === "editMessageText" && c.ok).map((c) => String(c.params.text));
+  expect(edits.some((t) => /processing page \d+\/3000/.test(t))).toBe(true);
+  for (let i = 1; i < edits.length; i++) expect(edits[i]).not.toBe(edits[i - 1]);
+  // results were uploaded (outside the hold, checked above) and "Done" was shown after the hold
+  expect(calls.filter((c) => c.method === "sendDocument" && c.ok).length).toBeGreaterThan(0);
+  const done = calls.find((c) => c.method === "editMessageText" && c.ok && String(c.params.text).startsWith(`Done, job #${id}`));
+  expect(done!.at).toBeGreaterThanOrEqual(hold!.at + 5000 - 50);
+}, 120_000);
