@@ -123,6 +123,9 @@ const envSchema = z.object({
   WEBHOOK_PATH: z.string().trim().regex(/^\/[A-Za-z0-9/_-]*$/, "expected a URL path like /telegram/webhook").optional(),
 });
 
+/** Every environment variable the bot reads (for docs checks and tooling). */
+export const CONFIG_KEYS: readonly string[] = Object.freeze(Object.keys(envSchema.shape));
+
 /** Per-operation, per-mode limits in bytes (seed 000: "Два лимита, которые нельзя складывать в один"). */
 export interface Limits {
   /** Largest file getFile may fetch in cloud mode (Bot API: 20 MB). */

@@ -404,6 +404,9 @@ else
 fi
 run chmod -R go-w "$release_dir"
 run ln -sfn "releases/$release" "$(rp "$APP_DIR/current")"
+# The operator command: `docket mode cloud|local` (docs/local-mode.md).
+printf '#!/bin/sh\n# docket operator command, written by install.sh: docket mode cloud|local [--dry-run]\nexec env DOCKET_ENV_FILE=%s /usr/local/bin/bun %s/current/bot/cli/main.ts "$@"\n' "$ETC/docket.env" "$APP_DIR" |
+  write_file 0755 "$(rp /usr/local/bin/docket)"
 # Keep the three newest releases for rollback (docs/upgrading.md).
 if [ -d "$(rp "$APP_DIR/releases")" ]; then
   kept=0

@@ -245,6 +245,10 @@ describe("install.sh input checks", () => {
       expect(r.status).toBe(0);
       expect(readFileSync(join(root, "etc/docket/docket.env"), "utf8")).toContain(`BOT_TOKEN=${token}\nBOT_API_MODE=cloud\n`);
       expect(existsSync(join(root, "var/lib/docket/bot-api"))).toBe(false); // cloud mode
+      // the operator command `docket mode cloud|local` points at the current release and the env file
+      const wrapper = readFileSync(join(root, "usr/local/bin/docket"), "utf8");
+      expect(wrapper).toContain("exec env DOCKET_ENV_FILE=/etc/docket/docket.env /usr/local/bin/bun /opt/docket/current/bot/cli/main.ts");
+      expect(statSync(join(root, "usr/local/bin/docket")).mode & 0o777).toBe(0o755);
     } finally {
       removeDir(root);
     }
