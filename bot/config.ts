@@ -259,3 +259,19 @@ export function downloadLimit(config: Pick<Config, "mode" | "limits">): number {
 export function uploadLimit(config: Pick<Config, "mode" | "limits">): number {
   return config.mode === "cloud" ? config.limits.uploadCloud : config.limits.uploadLocal;
 }
+
+/**
+ * Load the config for a command-line entry point; on a {@link ConfigError} print
+ * it (naming each variable and its form) to stderr and return null — the caller
+ * exits with code 2 (systemd: `RestartPreventExitStatus=2`, restarting cannot fix it).
+ * @param program name shown before the message, e.g. `docket`, `docket janitor`
+ */
+export function loadConfigForCli(program: string, env: Record<string, string | undefined> = process.env): Config | null {
+  try {
+    return loadConfig(env);
+  } catch (err) {
+    if (!(err instanceof ConfigError)) throw err;
+    process.stderr.write(`${program}: ${err.message}\nSee .env.example or docs/configuration.md for every variable and its form.\n`);
+    return null;
+  }
+}

@@ -5,7 +5,7 @@
  * (runner stop is bounded by our own timer: on Bun the pending poll may not abort).
  */
 import { run } from "@grammyjs/runner";
-import { ConfigError, loadConfig } from "./config.ts";
+import { loadConfigForCli } from "./config.ts";
 import { createApp } from "./app.ts";
 import { createLogger } from "./log.ts";
 import { pollConflicts } from "./intake/poll-conflicts.ts";
@@ -14,16 +14,8 @@ import { startWebhook } from "./intake/webhook.ts";
 import { pdfEngineSelfCheck } from "../processors/pdf/engine.ts";
 
 async function main(): Promise<number> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`docket: ${err.message}\nSee .env.example for every variable and its form.\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = loadConfigForCli("docket");
+  if (!config) return 2;
   const log = createLogger({ level: config.logLevel, token: config.token });
   const app = await createApp({ config, log });
   const { bot, engine, janitor } = app;

@@ -16,6 +16,7 @@ import { join, resolve } from "node:path";
 import { startEmulator, type ChatUser } from "../test/emulator/index.ts";
 import { parseManifest, type ManifestRow } from "./samples/manifest.ts";
 import { judge } from "./demo/judge.ts";
+import { botEnv, spawnBot } from "./demo/bot-process.ts";
 
 const folder = resolve(process.argv[2] ?? "samples");
 const timeoutMs = Number(process.env.DEMO_TIMEOUT_MS ?? 240_000);
@@ -37,21 +38,7 @@ rmSync(dataDir, { recursive: true, force: true });
 
 const em = await startEmulator({ mode: "cloud" });
 console.log(`Bot API emulator on ${em.apiRoot} (cloud mode, rate limits on); data in ${dataDir}`);
-const child = Bun.spawn(["bun", "bot/main.ts"], {
-  cwd: resolve(import.meta.dirname, ".."),
-  env: {
-    ...process.env,
-    BOT_TOKEN: em.token,
-    BOT_API_MODE: "cloud",
-    BOT_API_ROOT: em.apiRoot,
-    DATA_DIR: dataDir,
-    HTTP_PORT: "0",
-    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
-    JOURNAL_STREAM: "",
-  },
-  stdout: "inherit",
-  stderr: "inherit",
-});
+const child = spawnBot(botEnv(em, dataDir));
 
 // Chat users as in life: one person per file, Russian and English speakers alternating.
 const sent: Array<{ file: string; name: string; row: ManifestRow | null; user: ChatUser; messageId: number }> = [];

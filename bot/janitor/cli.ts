@@ -3,7 +3,7 @@
  * (for `docket-janitor.timer`). Prints the report as one JSON log line; exit 0
  * on success, 2 on bad configuration, 1 on failure.
  */
-import { ConfigError, loadConfig } from "../config.ts";
+import { loadConfigForCli } from "../config.ts";
 import { openDb } from "../db/open.ts";
 import { SqliteJobStore } from "../jobs/sqlite-store.ts";
 import { createLogger } from "../log.ts";
@@ -11,16 +11,8 @@ import { dataPaths } from "../worker/paths.ts";
 import { Janitor } from "./janitor.ts";
 
 async function main(): Promise<number> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      process.stderr.write(`docket janitor: ${err.message}\n`);
-      return 2;
-    }
-    throw err;
-  }
+  const config = loadConfigForCli("docket janitor");
+  if (!config) return 2;
   const log = createLogger({ level: config.logLevel, token: config.token });
   const paths = dataPaths(config.dataDir);
   const db = openDb(paths.dbFile);

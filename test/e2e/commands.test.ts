@@ -22,12 +22,7 @@ const lastText = (u: { messages(): Array<{ text?: string }> }) => u.messages().a
 
 async function ready(s: Stack, u: ReturnType<Stack["em"]["user"]>, data: Uint8Array, name: string) {
   const sent = await u.sendDocument({ bytes: data, file_name: name });
-  for (let i = 0; i < 250; i++) {
-    const row = (await s.app.services.store.listByChat(u.chatId, 50)).find((r) => r.messageId === sent.message_id);
-    if (row) return s.waitJob(row.id);
-    await Bun.sleep(20);
-  }
-  throw new Error("no job");
+  return s.waitJob((await s.jobFor(u.chatId, sent.message_id)).id);
 }
 
 describe("commands", () => {
@@ -89,11 +84,7 @@ describe("commands", () => {
     stack = await startStack({ runner: hanging });
     const u = stack.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: bytes(5000), file_name: "slow.bin" });
-    let id = 0;
-    for (let i = 0; i < 250 && !id; i++) {
-      id = (await stack.app.services.store.listByChat(u.chatId, 5))[0]?.id ?? 0;
-      await Bun.sleep(20);
-    }
+    const { id } = await stack.jobFor(u.chatId, sent.message_id);
     await stack.waitJob(id, ["processing"]);
     await u.sendText(`/cancel ${id}`);
     await u.waitFor((m) => m.some((x) => x.text === `Job #${id} cancelled.`));

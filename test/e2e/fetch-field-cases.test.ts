@@ -16,14 +16,6 @@ afterEach(async () => {
 });
 const bytes = (n: number, seed = 7) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255);
 
-async function jobOf(s: Stack, chatId: number, messageId: number) {
-  for (let i = 0; i < 250; i++) {
-    const row = (await s.app.services.store.listByChat(chatId, 50)).find((r) => r.messageId === messageId);
-    if (row) return row;
-    await Bun.sleep(20);
-  }
-  throw new Error(`no job for message ${messageId}`);
-}
 const getFileCalls = (s: Stack) => s.em.calls.filter((c) => c.method === "getFile");
 
 describe("BR-01 cloud getFile 20 MB limit", () => {
@@ -31,7 +23,7 @@ describe("BR-01 cloud getFile 20 MB limit", () => {
     stack = await startStack({ runner: copyRunner() });
     const u = stack.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: bytes(1000), file_name: "big.pdf", file_size: 26_214_400 });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect([job.status, job.reason, job.attempts]).toEqual(["failed", "too_big", 0]);
     expect((await u.waitFor((m) => m.length > 0))[0]!.text).toContain("25 MB, over this bot’s 20 MB download limit");
     await Bun.sleep(200);
@@ -45,7 +37,7 @@ describe("BR-01 cloud getFile 20 MB limit", () => {
     writeFileSync(big, "");
     Bun.spawnSync(["truncate", "-s", String(25 << 20), big]);
     const sent = await u.sendDocument({ path: big, file_name: "big.pdf", file_size: null });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect([job.status, job.reason]).toEqual(["failed", "too_big"]);
     expect(getFileCalls(stack)).toHaveLength(1);
     expect(getFileCalls(stack)[0]!.description).toBe("Bad Request: file is too big");
@@ -57,7 +49,7 @@ describe("BR-01 cloud getFile 20 MB limit", () => {
     writeFileSync(big, "");
     Bun.spawnSync(["truncate", "-s", String(25 << 20), big]);
     const sent = await u.sendDocument({ path: big, file_name: "big.pdf" });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     expect(job.realSize).toBe(25 << 20);
   });
@@ -69,7 +61,7 @@ describe("BR-02 wrong file_id / expired links", () => {
     stack.em.failNext("getFile", { error_code: 400, description: "Bad Request: wrong file_id or the file is temporarily unavailable" });
     const u = stack.em.user();
     const sent = await u.sendDocument({ bytes: bytes(5000), file_name: "a.bin" });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     expect(getFileCalls(stack).map((c) => c.ok)).toEqual([false, true]);
   });
@@ -78,7 +70,7 @@ describe("BR-02 wrong file_id / expired links", () => {
     stack.em.failFileDownload(1);
     const u = stack.em.user();
     const sent = await u.sendDocument({ bytes: bytes(5000), file_name: "b.bin" });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     expect(getFileCalls(stack)).toHaveLength(2);
     expect(stack.logs.join("")).not.toContain(stack.em.token);
@@ -88,7 +80,7 @@ describe("BR-02 wrong file_id / expired links", () => {
     stack.em.failNext("getFile", { error_code: 400, description: "Bad Request: invalid file_id" }, { times: 100 });
     const u = stack.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: bytes(5000), file_name: "c.bin" });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, sent.message_id)).id, ["failed"], 20_000);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id, ["failed"], 20_000);
     expect([job.status, job.reason, job.attempts]).toEqual(["failed", "file_unavailable", 3]);
     expect(getFileCalls(stack)).toHaveLength(3);
     const msgs = await u.waitFor((m) => m.some((x) => x.text?.includes(`Job #${job.id} failed`)), 5000);
@@ -101,7 +93,7 @@ describe("BR-03 local server: absolute file_path, permissions", () => {
     stack = await startStack({ runner: copyRunner(), emulator: { mode: "local" } });
     const u = stack.em.user();
     const sent = await u.sendDocument({ bytes: bytes(4096), file_name: "a.pdf" });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     expect(job.realSize).toBe(4096);
   });
@@ -111,7 +103,7 @@ describe("BR-03 local server: absolute file_path, permissions", () => {
     stack = narrow;
     const u = narrow.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: bytes(100), file_name: "x.pdf" });
-    const job = await narrow.waitJob((await jobOf(narrow, u.chatId, sent.message_id)).id);
+    const job = await narrow.waitJob((await narrow.jobFor(u.chatId, sent.message_id)).id);
     expect([job.status, job.reason]).toEqual(["failed", "file_not_readable"]);
     expect(narrow.logs.join("")).toContain("outside LOCAL_BOT_API_DIR");
   });
@@ -126,7 +118,7 @@ describe("BR-04 409 Conflict: a second poller or a leftover webhook", () => {
     });
     const u = stack.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: bytes(3000), file_name: "after-conflict.bin" });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     const polls = stack.em.calls.filter((c) => c.method === "getUpdates");
     expect(polls.slice(0, 3).map((c) => c.status)).toEqual([409, 409, 409]);
@@ -147,7 +139,7 @@ describe("BR-04 409 Conflict: a second poller or a leftover webhook", () => {
     });
     const u = stack.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: bytes(3000), file_name: "after-webhook.bin" });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     const deletes = stack.em.calls.filter((c) => c.method === "deleteWebhook");
     expect(deletes).toHaveLength(1);

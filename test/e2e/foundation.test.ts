@@ -19,23 +19,13 @@ const threePages = () => makePdf({ pages: [["Hello page 1"], ["Hello page 2"], [
 const jpeg = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: { r: 200, g: 30, b: 30 } } }).jpeg().toBuffer();
 const png = (w: number, h: number) => sharp({ create: { width: w, height: h, channels: 3, background: { r: 10, g: 90, b: 200 } } }).png().toBuffer();
 
-/** The job row created for a user's message. */
-async function jobOf(s: Stack, chatId: number, messageId: number) {
-  for (let i = 0; i < 200; i++) {
-    const rows = await s.app.services.store.listByChat(chatId, 50);
-    const row = rows.find((r) => r.messageId === messageId);
-    if (row) return row;
-    await Bun.sleep(20);
-  }
-  throw new Error(`no job for message ${messageId}`);
-}
 
 describe("a document goes from a chat to a processed result", () => {
   test("a PDF: accepted → fetched → processing → ready, result document, expiry stated", async () => {
     stack = await startStack();
     const alice = stack.em.user({ language_code: "en" });
     const sent = await alice.sendDocument({ bytes: await threePages(), file_name: "Contract.pdf", mime_type: "application/pdf" });
-    const job = await stack.waitJob((await jobOf(stack, alice.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(alice.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     expect(JSON.parse(job.facts!)).toMatchObject({ type: "application/pdf", pages: 3 });
     expect(job.resultExpiresAt).not.toBeNull();
@@ -57,7 +47,7 @@ describe("a document goes from a chat to a processed result", () => {
     stack = await startStack();
     const bob = stack.em.user({ language_code: "ru" });
     const sent = await bob.sendPhoto({ bytes: await jpeg(1280, 960), sizes: [[90, 67], [320, 240], [1280, 960]] });
-    const job = await stack.waitJob((await jobOf(stack, bob.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(bob.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     expect(job.source).toBe("photo");
     expect(JSON.parse(job.facts!)).toMatchObject({ width: 1280, height: 960 });
@@ -69,7 +59,7 @@ describe("a document goes from a chat to a processed result", () => {
     stack = await startStack();
     const u = stack.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: await png(420, 300), file_name: "contract.pdf", mime_type: "application/pdf" });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     expect(job.detectedType).toBe("image/png");
     const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith("Done")), 10_000);
@@ -80,7 +70,7 @@ describe("a document goes from a chat to a processed result", () => {
     stack = await startStack();
     const u = stack.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: await threePages(), file_name: "big.pdf", file_size: 26_214_400 });
-    const row = await jobOf(stack, u.chatId, sent.message_id);
+    const row = await stack.jobFor(u.chatId, sent.message_id);
     const job = await stack.waitJob(row.id);
     expect([job.status, job.reason]).toEqual(["failed", "too_big"]);
     const msgs = await u.waitFor((m) => m.some((x) => x.text?.includes("download limit")));
@@ -93,7 +83,7 @@ describe("a document goes from a chat to a processed result", () => {
     stack = await startStack();
     const u = stack.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: await threePages(), file_name: "a.pdf" });
-    const row = await jobOf(stack, u.chatId, sent.message_id);
+    const row = await stack.jobFor(u.chatId, sent.message_id);
     await stack.waitJob(row.id);
     stack.em.redeliver(sent.update_id);
     await u.waitFor((m) => m.some((x) => x.text?.includes("already")), 10_000);
@@ -105,7 +95,7 @@ describe("a document goes from a chat to a processed result", () => {
     const u = stack.em.user({ language_code: "en" });
     const bytes = await threePages();
     const first = await u.sendDocument({ bytes, file_name: "same.pdf" });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, first.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, first.message_id)).id);
     const uploadsBefore = stack.em.calls.filter((c) => c.method === "sendDocument" && c.ok).length;
     const getFileBefore = stack.em.count("getFile");
     await u.sendDocument({ bytes, file_name: "same again.pdf" });
@@ -130,7 +120,7 @@ describe("a document goes from a chat to a processed result", () => {
     stack = await startStack({ emulator: { mode: "local" } });
     const u = stack.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: await threePages(), file_name: "local.pdf" });
-    const job = await stack.waitJob((await jobOf(stack, u.chatId, sent.message_id)).id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     expect(JSON.parse(job.facts!).pages).toBe(3);
     expect(stack.em.calls.some((c) => c.method.startsWith("/file"))).toBe(false);

@@ -27,15 +27,8 @@ test("healthz reports database, Bot API and disk; metrics count jobs by state an
   expect(body.checks.disk.ok).toBe(true);
 
   const u = stack.em.user();
-  await u.sendDocument({ bytes: new Uint8Array(500).fill(3), file_name: "m.bin" });
-  const row = await (async () => {
-    for (let i = 0; i < 200; i++) {
-      const r = (await app.services.store.listByChat(u.chatId, 1))[0];
-      if (r) return r;
-      await Bun.sleep(20);
-    }
-    throw new Error("no job");
-  })();
+  const sent = await u.sendDocument({ bytes: new Uint8Array(500).fill(3), file_name: "m.bin" });
+  const row = await stack.jobFor(u.chatId, sent.message_id);
   await stack.waitJob(row.id);
   const m = await (await fetch(`${base}/metrics`)).text();
   expect(m).toContain('docket_jobs{state="ready"} 1');

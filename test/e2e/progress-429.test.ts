@@ -23,11 +23,7 @@ test("BR-06: 429 on a progress edit holds the whole chat for retry_after; the jo
   // ~1.2 MB, ~2.5 s of text extraction: long enough for several paced progress edits.
   const pdf = await makePdf({ pages: Array.from({ length: 3000 }, (_, i) => Array.from({ length: 40 }, (_, l) => `Page ${i + 1} line ${l} lorem ipsum dolor sit amet`)) });
   const sent = await u.sendDocument({ bytes: pdf, file_name: "many.pdf" });
-  let id = 0;
-  for (let i = 0; i < 250 && !id; i++) {
-    id = (await stack.app.services.store.listByChat(u.chatId, 5)).find((r) => r.messageId === sent.message_id)?.id ?? 0;
-    await Bun.sleep(20);
-  }
+  const { id } = await stack.jobFor(u.chatId, sent.message_id);
   const job = await stack.waitJob(id, ["ready", "failed"], 90_000);
   expect(job.status).toBe("ready");
   expect(JSON.parse(job.facts!).pages).toBe(3000);

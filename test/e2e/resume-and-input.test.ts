@@ -17,21 +17,13 @@ afterEach(async () => {
   stack = null;
 });
 
-async function jobFor(s: Stack, chatId: number, messageId: number) {
-  for (let i = 0; i < 250; i++) {
-    const row = (await s.app.services.store.listByChat(chatId, 50)).find((r) => r.messageId === messageId);
-    if (row) return s.waitJob(row.id);
-    await Bun.sleep(20);
-  }
-  throw new Error("no job");
-}
 
 describe("BR-08 document without file_name or mime_type; photo vs document", () => {
   test("(a) no file_name, no mime_type, PDF bytes: type from content, generated display name, ready", async () => {
     stack = await startStack();
     const u = stack.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: await makePdf({ pages: [["Hello page 1"], ["Hello page 2"], ["Hello page 3"]] }), file_name: null, mime_type: null });
-    const job = await jobFor(stack, u.chatId, sent.message_id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect([job.status, job.declaredName, job.declaredMime]).toEqual(["ready", null, null]);
     expect(JSON.parse(job.facts!).pages).toBe(3);
     expect(u.transcript().join("\n")).toContain(`Got “file-${job.id}”`);
@@ -41,7 +33,7 @@ describe("BR-08 document without file_name or mime_type; photo vs document", () 
     const u = stack.em.user({ language_code: "en" });
     const jpeg = await sharp({ create: { width: 800, height: 600, channels: 3, background: "#336699" } }).jpeg().toBuffer();
     const sent = await u.sendDocument({ bytes: jpeg, file_name: "scan", mime_type: "application/octet-stream" });
-    const job = await jobFor(stack, u.chatId, sent.message_id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     expect(JSON.parse(job.facts!)).toMatchObject({ type: "image/jpeg", width: 800, height: 600 });
   });
@@ -50,7 +42,7 @@ describe("BR-08 document without file_name or mime_type; photo vs document", () 
     const u = stack.em.user({ language_code: "en" });
     const big = await sharp({ create: { width: 1280, height: 960, channels: 3, background: "#aa3300" } }).jpeg().toBuffer();
     const sent = await u.sendPhoto({ bytes: big, sizes: [[90, 67], [320, 240], [1280, 960]] });
-    const job = await jobFor(stack, u.chatId, sent.message_id);
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     const getFiles = stack.em.calls.filter((c) => c.method === "getFile");
     expect(getFiles).toHaveLength(1);
@@ -139,11 +131,7 @@ describe("waiting jobs and fairness", () => {
     const u = stack.em.user({ language_code: "en" });
     const a = await u.sendDocument({ bytes: new Uint8Array(4000).fill(1), file_name: "a.bin" }); // reserves 8000
     const b = await u.sendDocument({ bytes: new Uint8Array(4000).fill(2), file_name: "b.bin" }); // 16000 > 10000: waits
-    let jobB = 0;
-    for (let i = 0; i < 250 && !jobB; i++) {
-      jobB = (await stack.app.services.store.listByChat(u.chatId, 5)).find((r) => r.messageId === b.message_id)?.id ?? 0;
-      await Bun.sleep(20);
-    }
+    const jobB = (await stack.jobFor(u.chatId, b.message_id)).id;
     await Bun.sleep(500);
     expect((await stack.app.services.store.get(jobB))?.status).toBe("accepted");
     expect(await stack.app.services.store.budgetInUse()).toBe(8000);
@@ -158,7 +146,7 @@ describe("waiting jobs and fairness", () => {
     stack = await startStack({ runner: copyRunner(), env: { USER_MAX_BYTES_PER_DAY: "5000" } });
     const u = stack.em.user({ language_code: "en" });
     const first = await u.sendDocument({ bytes: new Uint8Array(6000).fill(1), file_name: "big.bin" });
-    await jobFor(stack, u.chatId, first.message_id);
+    await stack.waitJob((await stack.jobFor(u.chatId, first.message_id)).id);
     await u.sendDocument({ bytes: new Uint8Array(100).fill(2), file_name: "small.bin" });
     await u.waitFor((m) => m.some((x) => x.text === "In the last 24 hours you sent 0.1 MB of the allowed 0.1 MB. Please try later."), 10_000);
     expect(await stack.app.services.store.listByChat(u.chatId, 10)).toHaveLength(1);

@@ -19,8 +19,8 @@ import sharp from "sharp";
 import { expect, test } from "vitest";
 import { makePdf } from "../../scripts/samples/index.ts";
 import { startEmulator } from "../emulator/index.ts";
+import { REPO_ROOT as ROOT, botEnv, spawnBot } from "../../scripts/demo/bot-process.ts";
 
-const ROOT = resolve(import.meta.dirname, "../..");
 const JOBS = Number(process.env.KILL_JOBS ?? 200);
 const KILLS = Number(process.env.KILL_COUNT ?? 30);
 const BUDGET = 6 * 1024 * 1024;
@@ -72,13 +72,7 @@ test(
     const dir = mkdtempSync(join(tmpdir(), "docket-kill-"));
     const dataDir = join(dir, "data");
     const em = await startEmulator({ mode: "cloud", repeatPollRule: false });
-    const env = {
-      ...process.env,
-      BOT_TOKEN: em.token,
-      BOT_API_MODE: "cloud",
-      BOT_API_ROOT: em.apiRoot,
-      DATA_DIR: dataDir,
-      HTTP_PORT: "0",
+    const env = botEnv(em, dataDir, {
       LOG_LEVEL: "warn",
       LEASE_TTL: "2s",
       MAX_ATTEMPTS: "40",
@@ -87,9 +81,8 @@ test(
       PROCESS_CONCURRENCY: "2",
       JANITOR_INTERVAL: "1h",
       USER_MAX_JOBS_IN_FLIGHT: "1000",
-      JOURNAL_STREAM: "",
-    };
-    let proc = Bun.spawn(["bun", "bot/main.ts"], { cwd: ROOT, env, stdout: "ignore", stderr: "pipe" });
+    });
+    let proc = spawnBot(env, "ignore");
     const kills: number[] = [];
     let maxDisk = 0;
     const sampler = setInterval(() => {
@@ -115,7 +108,7 @@ test(
         proc.kill("SIGKILL");
         await proc.exited;
         kills.push(Date.now());
-        proc = Bun.spawn(["bun", "bot/main.ts"], { cwd: ROOT, env, stdout: "ignore", stderr: "pipe" });
+        proc = spawnBot(env, "ignore");
       }
       await sending;
 

@@ -13,6 +13,7 @@ import { loadConfig, type Config } from "../../bot/config.ts";
 import { pollConflicts } from "../../bot/intake/poll-conflicts.ts";
 import { createLogger, type Logger } from "../../bot/log.ts";
 import type { ProcessRunner } from "../../bot/worker/types.ts";
+import type { FileJob } from "../../bot/db/schema.ts";
 import { startEmulator, type Emulator, type EmulatorOptions } from "../emulator/index.ts";
 
 /** A running emulator + bot. */
@@ -23,8 +24,10 @@ export interface Stack {
   readonly dir: string;
   /** Every log line the bot wrote (JSON strings). */
   readonly logs: string[];
+  /** The job row created for a user's message (waits for the INSERT), without waiting for its end. */
+  jobFor(chatId: number, messageId: number, timeoutMs?: number): Promise<FileJob>;
   /** Wait until job `id` is in one of `states` (polls the store), returns the row. */
-  waitJob(id: number, states?: readonly string[], timeoutMs?: number): Promise<NonNullable<Awaited<ReturnType<App["services"]["store"]["get"]>>>>;
+  waitJob(id: number, states?: readonly string[], timeoutMs?: number): Promise<FileJob>;
   /** Stop bot and emulator and delete the temp folder. */
   stop(): Promise<void>;
 }
@@ -73,6 +76,15 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     config,
     dir,
     logs,
+    async jobFor(chatId, messageId, timeoutMs = 5000) {
+      const until = Date.now() + timeoutMs;
+      for (;;) {
+        const row = (await app.services.store.listByChat(chatId, 100)).find((r) => r.messageId === messageId);
+        if (row) return row;
+        if (Date.now() > until) throw new Error(`no job for message ${messageId} in chat ${chatId} after ${timeoutMs} ms`);
+        await Bun.sleep(20);
+      }
+    },
     async waitJob(id, states = ["ready", "failed", "expired"], timeoutMs = 30_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
