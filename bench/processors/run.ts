@@ -8,7 +8,7 @@
  *   PDF text   docket (pdf.js getTextContent, Bun)        vs poppler `pdftotext`
  *   PDF render docket (pdf.js + @napi-rs/canvas, page 1)  vs poppler `pdftoppm -jpeg -scale-to`
  *   image      docket (sharp: autoOrient, resize, JPEG)   vs ImageMagick `convert -auto-orient -resize -strip`
- * Inputs are written here (raw PDF writer: 1 page and 200 pages; a 12 MP noisy JPEG); when
+ * Inputs are written here (makePdf, uncompressed content streams: 1 page and 200 pages; a 12 MP noisy JPEG); when
  * ../shared/fixtures exists, its 200-page FlateDecode ledger is added. A missing tool is reported
  * and its rows are skipped. docket rows include Bun start-up and module import (cold process), so
  * an "in-process" column gives the warm time of the same step inside one long-lived process.
@@ -18,7 +18,7 @@ import { cpus, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
-import { buildRawPdf } from "../../processors/pdf/raw-pdf.ts";
+import { makePdf } from "../../scripts/samples/index.ts";
 import { runTask } from "./task.ts";
 
 const RUNS = Number(process.argv[2] ?? 5);
@@ -91,8 +91,8 @@ try {
     ["1 page (raw)", join(dir, "small.pdf")],
     ["200 pages (raw)", join(dir, "p200.pdf")],
   ];
-  await Bun.write(pdfs[0]![1], buildRawPdf({ pages: [page(1, 1)] }));
-  await Bun.write(pdfs[1]![1], buildRawPdf({ pages: Array.from({ length: 200 }, (_, i) => page(i + 1, 200)) }));
+  await Bun.write(pdfs[0]![1], makePdf({ pages: [page(1, 1)], compress: false }));
+  await Bun.write(pdfs[1]![1], makePdf({ pages: Array.from({ length: 200 }, (_, i) => page(i + 1, 200)), compress: false }));
   const ledger = resolve(repoRoot, "../shared/fixtures/pdf_text_200pages.pdf");
   if (existsSync(ledger)) pdfs.push(["200 pages (fixture ledger)", ledger]);
   const photo = join(dir, "photo.jpg");

@@ -12,7 +12,7 @@
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ProcessingError } from "../types.ts";
-import { buildRawPdf } from "./raw-pdf.ts";
+import { SELF_CHECK_TEXT, selfCheckPdf } from "./self-check-pdf.ts";
 
 /** The pdf.js module namespace (legacy build). */
 export type PdfJs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
@@ -84,11 +84,8 @@ export type PdfSelfCheck =
   | { readonly ok: true; readonly version: string; readonly ms: number }
   | { readonly ok: false; readonly missing: string };
 
-/** Text the built-in self-check PDF carries. */
-const SELF_CHECK_TEXT = "docket pdf self-check";
-
 /**
- * Startup self-check (BR-11): import pdf.js, open a one-page PDF built in memory, read
+ * Startup self-check (BR-11): import pdf.js, open the built-in one-page PDF (self-check-pdf.ts), read
  * its text and render it with @napi-rs/canvas; check the standard fonts directory.
  * Never throws; the service logs `missing` and then refuses PDFs with
  * `pdf_engine_unavailable` (or refuses to start — the caller's choice).
@@ -109,7 +106,7 @@ export async function pdfEngineSelfCheck(): Promise<PdfSelfCheck> {
     return { ok: false, missing: (err as Error).message };
   }
   const task = pdfjs.getDocument({
-    data: buildRawPdf({ pages: [[SELF_CHECK_TEXT]], width: 200, height: 100 }),
+    data: selfCheckPdf(),
     standardFontDataUrl: fonts,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
   });

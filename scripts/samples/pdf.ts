@@ -40,6 +40,11 @@ export interface MakePdfOptions {
   readonly encrypt?: PdfEncryption;
   /** Seed for the trailer `/ID` (default derived from the pages' text), so output stays deterministic. */
   readonly idSeed?: string;
+  /**
+   * Document information `/Title` (printable ASCII), in an Info dictionary referenced from the
+   * trailer (§14.3.3); encrypted like every other string when `encrypt` is set. Default: no Info.
+   */
+  readonly title?: string;
 }
 
 /** The binary comment after the header: 4 bytes >= 128 mark the file as binary (§7.5.2). */
@@ -74,13 +79,13 @@ function pageContent(lines: readonly string[], image: PdfImage | null | undefine
  * Writes a PDF with one page per entry of `options.pages`.
  *
  * Layout: object 1 Catalog, 2 Pages, 3 Font (Helvetica, WinAnsiEncoding), then per page a Page,
- * its content stream and (if any) its image; the Encrypt dictionary last. The Catalog and Pages
- * objects are written at the end of the body (as Ghostscript does), so a file cut in half has
- * neither the page tree nor the xref.
+ * its content stream and (if any) its image; then the Encrypt and the Info dictionaries. The
+ * Catalog and Pages objects are written at the end of the body (as Ghostscript does), so a file
+ * cut in half has neither the page tree nor the xref.
  *
- * @param options - pages, size, compression, encryption; see {@link MakePdfOptions}.
+ * @param options - pages, size, compression, encryption, title; see {@link MakePdfOptions}.
  * @returns the complete file (header, body, xref table, trailer with `/ID`, `startxref`, `%%EOF`).
- * @throws RangeError when a text line has non-ASCII characters.
+ * @throws RangeError when a text line or the title has non-ASCII characters.
  */
 export function makePdf(options: MakePdfOptions): Uint8Array {
   const size = options.pageSize ?? [595, 842];
@@ -119,6 +124,13 @@ export function makePdf(options: MakePdfOptions): Uint8Array {
   objects.set(1, { dict: "<< /Type /Catalog /Pages 2 0 R >>" });
   const encryptNum = security ? next++ : 0;
   if (security) objects.set(encryptNum, { dict: security.dictionary });
+  const infoNum = options.title !== undefined ? next++ : 0;
+  if (options.title !== undefined) {
+    const literal = pdfString(options.title);
+    // Strings are encrypted too (§7.6.1); the cipher text goes in as a hex string.
+    const title = security ? `<${Buffer.from(security.encrypt(infoNum, 0, Buffer.from(options.title, "latin1"))).toString("hex")}>` : literal;
+    objects.set(infoNum, { dict: `<< /Title ${title} >>` });
+  }
 
   const chunks: Uint8Array[] = [];
   let offset = 0;
@@ -151,6 +163,7 @@ export function makePdf(options: MakePdfOptions): Uint8Array {
   }
   const hexId = Buffer.from(id).toString("hex");
   const encryptRef = security ? ` /Encrypt ${encryptNum} 0 R` : "";
-  push(`${xref}trailer\n<< /Size ${count} /Root 1 0 R${encryptRef} /ID [<${hexId}> <${hexId}>] >>\nstartxref\n${xrefOffset}\n%%EOF\n`);
+  const infoRef = infoNum ? ` /Info ${infoNum} 0 R` : "";
+  push(`${xref}trailer\n<< /Size ${count} /Root 1 0 R${infoRef}${encryptRef} /ID [<${hexId}> <${hexId}>] >>\nstartxref\n${xrefOffset}\n%%EOF\n`);
   return Buffer.concat(chunks);
 }

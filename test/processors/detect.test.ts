@@ -9,7 +9,7 @@ import { detectFile, findPdfSignature } from "../../processors/detect.ts";
 import { declaredType, findMismatch } from "../../processors/mismatch.ts";
 import { displayStem } from "../../processors/naming.ts";
 import { checkOutputSizes } from "../../processors/output-size.ts";
-import { buildRawPdf } from "../../processors/pdf/raw-pdf.ts";
+import { makePdf } from "../../scripts/samples/index.ts";
 import { processFile } from "../../processors/process-file.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { testOptions } from "./support/fixtures.ts";
@@ -42,7 +42,7 @@ describe("detectFile", () => {
   test("by content, not by name", async () => {
     const png = await sharp({ create: { width: 10, height: 10, channels: 3, background: "red" } }).png().toBuffer();
     expect(await detectFile(write(png).path)).toEqual({ mime: "image/png", kind: "image", ext: "png", label: "PNG image" });
-    expect((await detectFile(write(buildRawPdf({ pages: [["x"]] })).path)).kind).toBe("pdf");
+    expect((await detectFile(write(makePdf({ pages: [["x"]] })).path)).kind).toBe("pdf");
     expect((await detectFile(write(docx()).path)).label).toBe("Word document");
     expect((await detectFile(write(new TextEncoder().encode("Invoice 4812\nTotal: 5\n")).path)).mime).toBe("text/plain");
     const svg = new TextEncoder().encode('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>');

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { runIsolated, residentBytes } from "../../processors/isolate.ts";
 import { ProcessingError } from "../../processors/types.ts";
-import { buildRawPdf } from "../../processors/pdf/raw-pdf.ts";
+import { makePdf } from "../../scripts/samples/index.ts";
 import { fixturesDir, haveFixtures, makeWorkDir, testOptions } from "./support/fixtures.ts";
 import { readManifest } from "./support/manifest.ts";
 import { refused } from "./support/run.ts";
@@ -25,7 +25,7 @@ function setup(): { dir: string; pdf: string } {
   const work = makeWorkDir();
   cleanups.push(work.cleanup);
   const pdf = join(work.dir, "source.pdf");
-  writeFileSync(pdf, buildRawPdf({ pages: [["Isolated page one"], ["Isolated page two"]] }));
+  writeFileSync(pdf, makePdf({ pages: [["Isolated page one"], ["Isolated page two"]] }));
   return { dir: work.dir, pdf };
 }
 
@@ -45,7 +45,7 @@ describe("runIsolated", () => {
   test("a processor refusal crosses the process boundary with reason and params", async () => {
     const { dir } = setup();
     const zero = join(dir, "zero.pdf");
-    writeFileSync(zero, buildRawPdf({ pages: [] }));
+    writeFileSync(zero, makePdf({ pages: [] }));
     const err = await refused(runIsolated(zero, testOptions(dir), LIMITS));
     expect(err.reason).toBe("empty");
     expect(err.params).toEqual({ what: "pdf" });

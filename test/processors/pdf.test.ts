@@ -1,6 +1,6 @@
 /**
- * PDF processor on PDFs written here (processors/pdf/raw-pdf.ts, RC4 encryption from
- * test support): field cases BR-09 and BR-11, damaged files, caps, outputs.
+ * PDF processor on PDFs written here (makePdf from scripts/samples, with its RC4 40-bit
+ * encryption): field cases BR-09 and BR-11, damaged files, caps, outputs.
  */
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,11 +10,10 @@ import sharp from "sharp";
 import { afterEach, describe, expect, test } from "vitest";
 import { OVER_BUDGET, withBudget } from "../../processors/budget.ts";
 import { pdfEngineSelfCheck } from "../../processors/pdf/engine.ts";
-import { buildRawPdf, type RawPdfSpec } from "../../processors/pdf/raw-pdf.ts";
 import type { ProcessorResult } from "../../processors/types.ts";
+import { makePdf, prependJunk } from "../../scripts/samples/index.ts";
 import { fixturesDir, haveFixtures, repoRoot } from "./support/fixtures.ts";
 import { cleanupWorkDirs, processBytes, refused } from "./support/run.ts";
-import { rc4Encryption } from "./support/pdf-rc4.ts";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -22,7 +21,6 @@ afterEach(() => {
   for (const c of cleanups.splice(0)) c();
 });
 
-const pdf = (spec: RawPdfSpec): Uint8Array => buildRawPdf(spec);
 const text = (r: ProcessorResult): string => readFileSync(r.outputs.find((o) => o.mime.startsWith("text/plain"))!.path, "utf8");
 
 
@@ -30,7 +28,7 @@ const THREE = [["Hello page 1", "Contract No. 77-A"], ["Page 2 of 3"], ["Page 3 
 
 describe("PDF outputs and facts", () => {
   test("3-page text PDF → pages, version, title, text with page separators, page-1 JPEG preview", async () => {
-    const r = await processBytes(pdf({ pages: THREE, title: "Contract 77-A" }), "Contract_77-A.pdf");
+    const r = await processBytes(makePdf({ pages: THREE, title: "Contract 77-A" }), "Contract_77-A.pdf");
     expect(r.facts).toMatchObject({ type: "application/pdf", pages: 3, pdfVersion: "1.4", title: "Contract 77-A", encrypted: false });
     expect(r.facts.textChars).toBe(THREE.flat().join("").replace(/\s/g, "").length);
     const t = text(r);
@@ -48,7 +46,7 @@ describe("PDF outputs and facts", () => {
   });
 
   test("action `pages` → ZIP of one JPEG per page", async () => {
-    const r = await processBytes(pdf({ pages: THREE }), "c.pdf", { action: "pages" });
+    const r = await processBytes(makePdf({ pages: THREE }), "c.pdf", { action: "pages" });
     expect(r.outputs.map((o) => [o.fileName, o.mime])).toEqual([["c-pages.zip", "application/zip"]]);
     const entries = unzipSync(readFileSync(r.outputs[0]!.path));
     expect(Object.keys(entries)).toEqual(["page-1.jpg", "page-2.jpg", "page-3.jpg"]);
@@ -57,20 +55,20 @@ describe("PDF outputs and facts", () => {
   });
 
   test("scanned-like PDF without text → no .txt, textChars 0, preview still made", async () => {
-    const r = await processBytes(pdf({ pages: [[]] }), "scan.pdf");
+    const r = await processBytes(makePdf({ pages: [[]] }), "scan.pdf");
     expect(r.facts.textChars).toBe(0);
     expect(r.outputs.map((o) => o.mime)).toEqual(["image/jpeg"]);
   });
 
   test("BR-08 PDF bytes with no name and no MIME → processed as PDF, no mismatch, generic name", async () => {
-    const r = await processBytes(pdf({ pages: THREE }), null);
+    const r = await processBytes(makePdf({ pages: THREE }), null);
     expect(r.facts.pages).toBe(3);
     expect(r.facts.mismatchInfo).toBeUndefined();
     expect(r.outputs[0]!.fileName).toBe("document.txt");
   });
 
   test("BR-21 PDF named .jpg → ok, mismatch {jpg → pdf}", async () => {
-    const r = await processBytes(pdf({ pages: [["Receipt 2207"]] }), "photo.jpg");
+    const r = await processBytes(makePdf({ pages: [["Receipt 2207"]] }), "photo.jpg");
     expect(r.facts.mismatchInfo).toEqual({ declaredExt: "jpg", actualExt: "pdf", actualLabel: "PDF document" });
     expect(r.facts.mismatch).toBe("sent as .jpg but is a PDF document");
   });
@@ -78,13 +76,18 @@ describe("PDF outputs and facts", () => {
 
 describe("BR-09 encryption", () => {
   test("owner-password-only (empty user password) opens: pages=3, page 1 text", async () => {
-    const r = await processBytes(pdf({ pages: THREE, encryption: rc4Encryption("", "owner") }), "owneronly.pdf");
+    const r = await processBytes(makePdf({ pages: THREE, encrypt: { userPassword: "", ownerPassword: "owner" } }), "owneronly.pdf");
     expect(r.facts).toMatchObject({ pages: 3, encrypted: true });
     expect(text(r)).toContain("Hello page 1");
   });
 
+  test("owner-password-only with an Info /Title → the RC4-encrypted title is read back decrypted", async () => {
+    const r = await processBytes(makePdf({ pages: [["Memo 12"]], title: "Memo (draft) 12", encrypt: { userPassword: "", ownerPassword: "owner" } }), "memo.pdf");
+    expect(r.facts).toMatchObject({ pages: 1, encrypted: true, title: "Memo (draft) 12" });
+  });
+
   test("user password required → encrypted, no stack trace in the message", async () => {
-    const err = await refused(processBytes(pdf({ pages: THREE, encryption: rc4Encryption("secret", "owner") }), "userpw.pdf"));
+    const err = await refused(processBytes(makePdf({ pages: THREE, encrypt: { userPassword: "secret", ownerPassword: "owner" } }), "userpw.pdf"));
     expect(err.reason).toBe("encrypted");
     expect(err.message).not.toMatch(/\n\s+at /);
   });
@@ -99,7 +102,7 @@ describe("BR-09 encryption", () => {
 
 describe("damaged and refused PDFs", () => {
   test("first half of a 3-page PDF → truncated", async () => {
-    const full = pdf({ pages: THREE });
+    const full = makePdf({ pages: THREE });
     const err = await refused(processBytes(full.subarray(0, Math.floor(full.length / 2)), "policy.pdf"));
     expect(err.reason).toBe("truncated");
   });
@@ -113,17 +116,17 @@ describe("damaged and refused PDFs", () => {
   });
 
   test("512 junk bytes before %PDF- → still a PDF (readers accept 1024)", async () => {
-    const r = await processBytes(pdf({ pages: [["Quote Q-2291"]], leadingJunk: "x".repeat(511) + "\n" }), "quote.pdf");
+    const r = await processBytes(prependJunk(makePdf({ pages: [["Quote Q-2291"]] }), 512), "quote.pdf");
     expect(text(r)).toContain("Quote Q-2291");
   });
 
   test("%PDF- after byte 1024 is not a PDF → not_pdf when declared as PDF", async () => {
-    const err = await refused(processBytes(pdf({ pages: [["late"]], leadingJunk: "y".repeat(1100) }), "late.pdf"));
+    const err = await refused(processBytes(prependJunk(makePdf({ pages: [["late"]] }), 1100), "late.pdf"));
     expect(err.reason).toBe("not_pdf");
   });
 
   test("broken xref offsets (46-byte shift) are recovered", async () => {
-    const good = Buffer.from(pdf({ pages: [["Statement 3315"], ["p2"]] }));
+    const good = Buffer.from(makePdf({ pages: [["Statement 3315"], ["p2"]] }));
     const headerEnd = good.indexOf("\n", good.indexOf("\n") + 1) + 1;
     const broken = Buffer.concat([good.subarray(0, headerEnd), Buffer.from(`%${"z".repeat(44)}\n`), good.subarray(headerEnd)]);
     const r = await processBytes(broken, "statement.pdf");
@@ -132,12 +135,12 @@ describe("damaged and refused PDFs", () => {
   });
 
   test("0 pages → empty {what: pdf}", async () => {
-    const err = await refused(processBytes(pdf({ pages: [] }), "empty_form.pdf"));
+    const err = await refused(processBytes(makePdf({ pages: [] }), "empty_form.pdf"));
     expect([err.reason, err.params]).toEqual(["empty", { what: "pdf" }]);
   });
 
   test("over maxPdfPages → too_many_pages {pages, limit}", async () => {
-    const err = await refused(processBytes(pdf({ pages: [["1"], ["2"], ["3"], ["4"], ["5"]] }), "big.pdf", { maxPdfPages: 4 }));
+    const err = await refused(processBytes(makePdf({ pages: [["1"], ["2"], ["3"], ["4"], ["5"]] }), "big.pdf", { maxPdfPages: 4 }));
     expect([err.reason, err.params]).toEqual(["too_many_pages", { pages: 5, limit: 4 }]);
   });
 
@@ -164,7 +167,7 @@ describe("BR-11 pdf.js engine self-check", () => {
     mkdirSync(join(dst, "legacy/build"), { recursive: true });
     for (const f of ["package.json", "legacy/build/pdf.mjs", "legacy/build/pdf.worker.mjs"]) cpSync(join(src, f), join(dst, f));
     cpSync(join(src, "standard_fonts"), join(dst, "standard_fonts"), { recursive: true });
-    for (const f of ["processors/pdf/engine.ts", "processors/pdf/raw-pdf.ts", "processors/pdf/open.ts", "processors/types.ts", "bot/jobs/reasons.ts"]) {
+    for (const f of ["processors/pdf/engine.ts", "processors/pdf/self-check-pdf.ts", "processors/pdf/open.ts", "processors/types.ts", "bot/jobs/reasons.ts"]) {
       mkdirSync(join(dir, f, ".."), { recursive: true });
       cpSync(join(repoRoot, f), join(dir, f));
     }
@@ -206,7 +209,7 @@ process.exit(0);
     const built = await Bun.build({ entrypoints: [join(dir, "entry.ts")], outdir: join(dir, "dist"), target: "bun", external: ["@napi-rs/canvas"] });
     expect(built.success).toBe(true);
     rmSync(join(dir, "entry.ts"));
-    writeFileSync(join(dir, "in.pdf"), buildRawPdf({ pages: THREE }));
+    writeFileSync(join(dir, "in.pdf"), makePdf({ pages: THREE }));
     mkdirSync(join(dir, "work"));
     const proc = Bun.spawnSync([process.execPath, join(dir, "dist/entry.js"), join(dir, "in.pdf"), join(dir, "work")], { cwd: dir, stderr: "pipe" });
     expect(proc.stderr.toString()).not.toContain("fake worker");

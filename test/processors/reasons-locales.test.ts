@@ -8,7 +8,7 @@ import { FluentBundle, FluentResource } from "@fluent/bundle";
 import sharp from "sharp";
 import { afterAll, describe, expect, test } from "vitest";
 import { REASON_CODES, type ReasonCode } from "../../bot/jobs/reasons.ts";
-import { buildRawPdf } from "../../processors/pdf/raw-pdf.ts";
+import { makePdf } from "../../scripts/samples/index.ts";
 import { processFile } from "../../processors/process-file.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { makeWorkDir, repoRoot, testOptions } from "./support/fixtures.ts";
@@ -86,12 +86,12 @@ describe("params of real refusals format in both languages", () => {
       const j = await sharp({ create: { width: 300, height: 200, channels: 3, background: "#777", noise: { type: "gaussian", mean: 100, sigma: 30 } } }).jpeg().toBuffer();
       return j.subarray(0, j.length / 2);
     }, "truncated"],
-    ["cut.pdf", async () => buildRawPdf({ pages: [["a"], ["b"], ["c"]] }).subarray(0, 300), "truncated"],
-    ["zero.pdf", async () => buildRawPdf({ pages: [] }), "empty"],
+    ["cut.pdf", async () => makePdf({ pages: [["a"], ["b"], ["c"]] }).subarray(0, 300), "truncated"],
+    ["zero.pdf", async () => makePdf({ pages: [] }), "empty"],
     ["empty.pdf", async () => new Uint8Array(0), "empty"],
     ["note.pdf", async () => new TextEncoder().encode("just text"), "not_pdf"],
     ["logo.svg", async () => new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"/>'), "unsupported_type"],
-    ["big.pdf", async () => buildRawPdf({ pages: [["1"], ["2"]] }), "too_many_pages"],
+    ["big.pdf", async () => makePdf({ pages: [["1"], ["2"]] }), "too_many_pages"],
   ];
   test.each(cases)("%s", async (name, make, reason) => {
     const path = join(work.dir, name);
