@@ -71,6 +71,12 @@ export const fileJobs = sqliteTable(
   (t) => [
     uniqueIndex("file_jobs_chat_file_variant_unique").on(t.chatId, t.fileUniqueId, t.variant),
     index("file_jobs_status_lease").on(t.status, t.leaseUntil),
+    // Claims pick the oldest job of a state: (status, id) avoids sorting the whole queue.
+    index("file_jobs_status_id").on(t.status, t.id),
+    // Fairness checks look at one user's recent jobs.
+    index("file_jobs_user_created").on(t.userId, t.createdAt),
+    // The budget sum only visits jobs that hold a reservation (finished rows stay in the table).
+    index("file_jobs_reserved").on(t.reservedBytes).where(sql`${t.reservedBytes} > 0`),
     index("file_jobs_chat_id").on(t.chatId, t.id),
     index("file_jobs_expires").on(t.status, t.resultExpiresAt),
     index("file_jobs_sha").on(t.chatId, t.sha256),

@@ -2,7 +2,7 @@
  * The SQLite `JobStore` (bun:sqlite + drizzle-orm). Claims run in IMMEDIATE
  * transactions so two workers (or two processes) never take the same job.
  */
-import { and, asc, desc, eq, gte, inArray, isNull, lte, ne, or, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, isNull, lte, ne, or, sql } from "drizzle-orm";
 import type { DocketDb } from "../db/open.ts";
 import { chatSettings, fileJobs, jobResults, type FileJob, type JobResult, type JobState } from "../db/schema.ts";
 import { fits, reservationFor } from "./budget.ts";
@@ -156,7 +156,7 @@ export class SqliteJobStore implements JobStore {
         const used = tx
           .select({ n: sql<number>`coalesce(sum(${fileJobs.reservedBytes}), 0)` })
           .from(fileJobs)
-          .where(ne(fileJobs.id, head.id))
+          .where(and(gt(fileJobs.reservedBytes, 0), ne(fileJobs.id, head.id)))
           .get();
         if (!fits(used?.n ?? 0, reservation, budget.total)) return null;
         const claimed = tx
@@ -257,7 +257,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async budgetInUse(): Promise<number> {
-    return this.db.select({ n: sql<number>`coalesce(sum(${fileJobs.reservedBytes}), 0)` }).from(fileJobs).get()?.n ?? 0;
+    return this.db.select({ n: sql<number>`coalesce(sum(${fileJobs.reservedBytes}), 0)` }).from(fileJobs).where(gt(fileJobs.reservedBytes, 0)).get()?.n ?? 0;
   }
 
   async queuePosition(id: number): Promise<number | null> {
