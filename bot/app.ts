@@ -93,6 +93,20 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const runner = opts.runner ?? (await defaultRunner());
 
   let engine!: Engine;
+  const pending = new Set<Promise<unknown>>();
+  const background = (task: () => Promise<unknown>, what: string): void => {
+    const p = task()
+      .catch((err) => log.warn({ err, task: what }, "background task failed"))
+      .finally(() => pending.delete(p));
+    pending.add(p);
+  };
+  const reply = (chatId: number, text: string, o: { replyTo?: number; replyMarkup?: unknown } = {}): Promise<void> => {
+    const delivered = outbox
+      .send(api, chatId, { text, ...(o.replyMarkup ? { reply_markup: o.replyMarkup as never } : {}) }, o.replyTo !== undefined ? { replyTo: o.replyTo } : {})
+      .then(() => undefined);
+    background(() => delivered, "chat reply");
+    return delivered.catch(() => undefined);
+  };
   const services: Services = {
     config,
     store,
@@ -102,6 +116,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
     delivery,
     metrics,
     now,
+    reply,
+    background,
     wake: () => engine.wake(),
     cancel: (id) => engine.cancel(id),
   };
@@ -111,7 +127,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // One update at a time per chat, so a chat's messages are handled in order.
   bot.use(sequentialize((ctx) => ctx.chat?.id.toString()));
   bot.use(i18n);
-  bot.use(accessControl(config));
+  bot.use(accessControl(config, services.reply));
   bot.use(fileIntake(services));
   bot.use(settings(services));
   bot.use(commands(services, (job) => janitor.erase(job)));
@@ -126,6 +142,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     paths,
     async close(deadlineMs = 20_000) {
       await engine.stop(deadlineMs);
+      await Promise.race([Promise.allSettled([...pending]), Bun.sleep(deadlineMs)]);
       await status.close();
       db.close();
     },

@@ -4,13 +4,13 @@
  * janitor on a schedule. SIGTERM/SIGINT stop it gracefully within a deadline
  * (runner stop is bounded by our own timer: on Bun the pending poll may not abort).
  */
-import { run } from "@grammyjs/runner";
 import { loadConfigForCli } from "./config.ts";
 import { createApp } from "./app.ts";
 import { createLogger } from "./log.ts";
 import { pollConflicts } from "./intake/poll-conflicts.ts";
 import { startOpsServer } from "./ops/http.ts";
 import { startWebhook } from "./intake/webhook.ts";
+import { startPolling } from "./intake/polling.ts";
 import { pdfEngineSelfCheck } from "../processors/pdf/engine.ts";
 
 async function main(): Promise<number> {
@@ -38,7 +38,7 @@ async function main(): Promise<number> {
   const webhook = config.webhook ? await startWebhook(bot, config.webhook, log) : null;
   const runner = webhook
     ? null
-    : run(bot, { runner: { fetch: { timeout: 30, allowed_updates: ["message", "callback_query"] }, silent: true, retryInterval: "exponential" } });
+    : startPolling(bot, log, { runner: { fetch: { timeout: 30, allowed_updates: ["message", "callback_query"] }, silent: true, retryInterval: "exponential" } });
   engine.start();
   const ops = config.httpPort > 0 ? startOpsServer(config.httpPort, { sqlite: app.db.sqlite, api: bot.api, dataDir: config.dataDir, budget: config.downloadBudget }, app.services.metrics, log) : null;
   const janitorTimer = setInterval(() => void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed")), config.janitorIntervalMs);

@@ -22,6 +22,13 @@ export interface Services {
   readonly delivery: Delivery;
   /** Prometheus metrics. */
   readonly metrics: Metrics;
+  /**
+   * Send a chat message through the outbox without waiting for delivery (handlers must
+   * stay short: polling confirms a batch only after its handlers return). Resolves once delivered.
+   */
+  reply(chatId: number, text: string, opts?: { readonly replyTo?: number; readonly replyMarkup?: unknown }): Promise<void>;
+  /** Run `task` in the background, logging its failure; shutdown waits for it (bounded). */
+  background(task: () => Promise<unknown>, what: string): void;
   /** Wake the worker pools (a job was accepted or released). */
   wake(): void;
   /** Cancel a job in any state (`/cancel N`); resolves with what happened. */

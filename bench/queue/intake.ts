@@ -6,7 +6,7 @@
  * real reporter sends through the outbox is not measured. Logs go through docket's pino logger
  * (level info, one "accepted" line per job) into a discarding sink.
  */
-import { run } from "@grammyjs/runner";
+import { startPolling } from "../../bot/intake/polling.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -145,7 +145,7 @@ async function viaEmulator(updates: number, chats: number): Promise<IntakeRun> {
       lat.push(performance.now() - t);
     };
     const t0 = performance.now();
-    const runner = run(app.bot, { runner: { fetch: { timeout: 1 }, silent: true } });
+    const runner = startPolling(app.bot, app.services.log, { runner: { fetch: { timeout: 1 }, silent: true } });
     while (lat.length < updates) await Bun.sleep(2);
     const s = (performance.now() - t0) / 1000;
     await Promise.race([runner.stop(), Bun.sleep(2000)]);

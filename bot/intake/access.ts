@@ -5,6 +5,7 @@
 import { Composer } from "grammy";
 import type { Config } from "../config.ts";
 import type { DocketContext } from "../i18n/index.ts";
+import type { Services } from "../services.ts";
 
 /** Whether `userId` may use the bot (empty allow-list = everyone). */
 export function isAllowed(config: Pick<Config, "allowedUserIds" | "adminUserIds">, userId: number | undefined): boolean {
@@ -14,12 +15,12 @@ export function isAllowed(config: Pick<Config, "allowedUserIds" | "adminUserIds"
 }
 
 /** Middleware that stops updates from users who are not allowed, replying once per message. */
-export function accessControl(config: Pick<Config, "allowedUserIds" | "adminUserIds">): Composer<DocketContext> {
+export function accessControl(config: Pick<Config, "allowedUserIds" | "adminUserIds">, reply: Services["reply"]): Composer<DocketContext> {
   const c = new Composer<DocketContext>();
   c.use(async (ctx, next) => {
     if (isAllowed(config, ctx.from?.id)) return next();
     if (ctx.callbackQuery) return void (await ctx.answerCallbackQuery());
-    if (ctx.message) await ctx.reply(ctx.t("intake-not-allowed"));
+    if (ctx.message) void reply(ctx.message.chat.id, ctx.t("intake-not-allowed"), { replyTo: ctx.message.message_id });
   });
   return c;
 }

@@ -20,26 +20,28 @@ export function jobNumber(arg: string | undefined): number | null {
 export function commands(services: Services, erase: (job: FileJob) => Promise<boolean>): Composer<DocketContext> {
   const { store } = services;
   const c = new Composer<DocketContext>();
+  /** Answer in the chat through the outbox, not waiting for delivery. */
+  const say = (ctx: DocketContext, text: string): void => void services.reply(ctx.chat!.id, text);
 
-  c.command(["start", "help"], (ctx) => ctx.reply(ctx.t("help")));
+  c.command(["start", "help"], (ctx) => say(ctx, ctx.t("help")));
 
   c.command("jobs", async (ctx) => {
     const jobs = await store.listByChat(ctx.chat.id, 10);
-    if (jobs.length === 0) return void (await ctx.reply(ctx.t("cmd-jobs-empty")));
+    if (jobs.length === 0) return say(ctx, ctx.t("cmd-jobs-empty"));
     const lines = jobs.map((j) => ctx.t("cmd-status-line", { id: String(j.id), name: displayName(j.declaredName, j.id, j.source), status: ctx.t(`state-${j.status}`) }));
-    await ctx.reply([ctx.t("cmd-jobs-title"), ...lines].join("\n"));
+    say(ctx, [ctx.t("cmd-jobs-title"), ...lines].join("\n"));
   });
 
   /** Resolve `/cmd N` to a job of this chat, answering usage or not-found itself. */
   const target = async (ctx: DocketContext & { match: string }, cmd: string): Promise<FileJob | null> => {
     const id = jobNumber(ctx.match);
     if (id === null) {
-      await ctx.reply(ctx.t("cmd-usage", { cmd }));
+      say(ctx, ctx.t("cmd-usage", { cmd }));
       return null;
     }
     const job = await store.get(id);
     if (!job || job.chatId !== ctx.chat?.id) {
-      await ctx.reply(ctx.t("cmd-not-found", { id: String(id) }));
+      say(ctx, ctx.t("cmd-not-found", { id: String(id) }));
       return null;
     }
     return job;
@@ -48,23 +50,23 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
   c.command("status", async (ctx) => {
     const job = await target(ctx, "status");
     if (!job) return;
-    await ctx.reply(ctx.t("cmd-status-line", { id: String(job.id), name: displayName(job.declaredName, job.id, job.source), status: ctx.t(`state-${job.status}`) }));
+    say(ctx, ctx.t("cmd-status-line", { id: String(job.id), name: displayName(job.declaredName, job.id, job.source), status: ctx.t(`state-${job.status}`) }));
   });
 
   c.command("resend", async (ctx) => {
     const job = await target(ctx, "resend");
     if (!job) return;
     const alive = job.status === "ready" && job.resultExpiresAt !== null && Date.parse(job.resultExpiresAt) > services.now();
-    if (!alive) return void (await ctx.reply(ctx.t("cmd-resend-not-ready", { id: String(job.id), status: ctx.t(`state-${job.status}`) })));
-    await services.delivery.redeliver(job, localeFor(ctx.from?.language_code));
+    if (!alive) return say(ctx, ctx.t("cmd-resend-not-ready", { id: String(job.id), status: ctx.t(`state-${job.status}`) }));
+    services.background(() => services.delivery.redeliver(job, localeFor(ctx.from?.language_code)), "resend");
   });
 
   c.command("cancel", async (ctx) => {
     const job = await target(ctx, "cancel");
     if (!job) return;
     const r = await services.cancel(job.id);
-    if (r === "cancelled") await ctx.reply(ctx.t("cmd-cancelled", { id: String(job.id) }));
-    else await ctx.reply(ctx.t("cmd-cancel-final", { id: String(job.id), status: ctx.t(`state-${(await store.get(job.id))?.status ?? job.status}`) }));
+    if (r === "cancelled") say(ctx, ctx.t("cmd-cancelled", { id: String(job.id) }));
+    else say(ctx, ctx.t("cmd-cancel-final", { id: String(job.id), status: ctx.t(`state-${(await store.get(job.id))?.status ?? job.status}`) }));
   });
 
   c.command("delete", async (ctx) => {
@@ -72,9 +74,9 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
     if (!job) return;
     if (job.status === "accepted" || job.status === "fetched" || job.status === "processing") await services.cancel(job.id);
     await erase((await store.get(job.id)) ?? job);
-    await ctx.reply(ctx.t("cmd-deleted", { id: String(job.id) }));
+    say(ctx, ctx.t("cmd-deleted", { id: String(job.id) }));
   });
 
-  c.on("message:text", (ctx) => ctx.reply(ctx.t("intake-unsupported-message")));
+  c.on("message:text", (ctx) => say(ctx, ctx.t("intake-unsupported-message")));
   return c;
 }

@@ -64,7 +64,7 @@ export function fileIntake(services: Services): Composer<DocketContext> {
       const refusal = await fairnessRefusal(services, input.userId, now);
       if (refusal) {
         log.info({ user_id: input.userId, file_unique_id: input.fileUniqueId, limit: refusal.key }, "refused by a per-user limit");
-        await ctx.reply(ctx.t(refusal.key, refusal.vars), { reply_parameters: { message_id: input.messageId, allow_sending_without_reply: true } });
+        void services.reply(input.chatId, ctx.t(refusal.key, refusal.vars), { replyTo: input.messageId });
         return;
       }
     }
@@ -77,12 +77,12 @@ export function fileIntake(services: Services): Composer<DocketContext> {
       const params = { size: mb(input.declaredSize ?? 0), limit: mb(limit) };
       await store.fail(job.id, "accepted", null, "too_big", params, `declared ${input.declaredSize} B over the ${config.mode} download limit ${limit} B`, now);
       jlog.info({ declared_size: input.declaredSize, limit }, "refused at intake: declared size over the download limit");
-      await services.status.announce(job, ctx.t("intake-too-big", { id: String(job.id), ...params }));
+      announce(services, job, ctx.t("intake-too-big", { id: String(job.id), ...params }));
       return;
     }
     if (created) {
       jlog.info({ chat_id: job.chatId, declared_size: job.declaredSize, source: job.source }, "accepted");
-      await services.status.announce(job, ctx.t("intake-accepted", { id: String(job.id), name }));
+      announce(services, job, ctx.t("intake-accepted", { id: String(job.id), name }));
       services.wake();
       return;
     }
@@ -105,19 +105,24 @@ async function answerExisting(ctx: DocketContext, services: Services, job: FileJ
     if (!tooBig && (await store.rearm(job.id, job.status as "failed" | "expired", { fileId: input.fileId, updateId: input.updateId, messageId: input.messageId, languageCode: input.languageCode }, now))) {
       const fresh = (await store.get(job.id)) ?? job;
       jlog.info("re-sent file re-armed the job");
-      await services.status.announce(fresh, ctx.t("intake-accepted", { id: String(job.id), name: displayName(fresh.declaredName, fresh.id, fresh.source) }));
+      announce(services, fresh, ctx.t("intake-accepted", { id: String(job.id), name: displayName(fresh.declaredName, fresh.id, fresh.source) }));
       services.wake();
       return;
     }
   }
   if (job.status === "ready" && job.resultExpiresAt !== null && Date.parse(job.resultExpiresAt) > now) {
     jlog.info({ same_update: sameUpdate }, "re-sent file: answering from the stored result");
-    await ctx.reply(ctx.t("intake-duplicate-ready", { id: String(job.id) }), { reply_parameters: { message_id: input.messageId, allow_sending_without_reply: true } });
-    await services.delivery.redeliver(job, localeFor(input.languageCode));
+    const said = services.reply(input.chatId, ctx.t("intake-duplicate-ready", { id: String(job.id) }), { replyTo: input.messageId });
+    services.background(async () => (await said, services.delivery.redeliver(job, localeFor(input.languageCode))), "re-delivery");
     return;
   }
   jlog.info({ status: job.status, same_update: sameUpdate }, "duplicate file: answering with the existing job");
-  await ctx.reply(ctx.t("intake-duplicate", { id: String(job.id), status: ctx.t(`state-${job.status}`) }), { reply_parameters: { message_id: input.messageId, allow_sending_without_reply: true } });
+  void services.reply(input.chatId, ctx.t("intake-duplicate", { id: String(job.id), status: ctx.t(`state-${job.status}`) }), { replyTo: input.messageId });
+}
+
+/** The job's first status message, sent in the background: the INSERT is what must be done before the handler returns. */
+function announce(services: Services, job: FileJob, text: string): void {
+  services.background(() => services.status.announce(job, text), "status announce");
 }
 
 /** A per-user limit the new file would break (USER_MAX_JOBS_IN_FLIGHT, USER_MAX_BYTES_PER_DAY), or null. */

@@ -22,7 +22,7 @@ export function settings(services: Services): Composer<DocketContext> {
   const c = new Composer<DocketContext>();
   c.command("settings", async (ctx) => {
     const s = await services.store.getSettings(ctx.chat.id);
-    await ctx.reply(ctx.t("settings-title"), { reply_markup: keyboard(ctx, s.pdfAction) });
+    void services.reply(ctx.chat.id, ctx.t("settings-title"), { replyMarkup: keyboard(ctx, s.pdfAction) });
   });
   c.callbackQuery(/^settings:pdf:([a-z]+)$/, async (ctx) => {
     const action = ctx.match[1] as string;
@@ -30,8 +30,11 @@ export function settings(services: Services): Composer<DocketContext> {
     if (chatId === undefined || !(PDF_ACTIONS as readonly string[]).includes(action)) return void (await ctx.answerCallbackQuery());
     await services.store.setSettings(chatId, { pdfAction: action }, services.now());
     services.log.info({ chat_id: chatId, pdf_action: action }, "chat settings changed");
-    await ctx.answerCallbackQuery({ text: ctx.t("settings-saved") });
-    await ctx.editMessageReplyMarkup({ reply_markup: keyboard(ctx, action) }).catch(() => {});
+    const markup = keyboard(ctx, action);
+    services.background(async () => {
+      await ctx.answerCallbackQuery({ text: ctx.t("settings-saved") });
+      await ctx.editMessageReplyMarkup({ reply_markup: markup });
+    }, "settings buttons");
   });
   return c;
 }

@@ -100,7 +100,7 @@ export class Engine {
       if (ok) {
         this.inFlight.get(jobId)?.abort(new Error("cancelled"));
         const after = (await store.get(jobId)) ?? job;
-        await this.finisher.cleanupFailed(after);
+        await this.finisher.cleanupFailed(after, false); // the chat message must not hold up the handler
         this.wake();
         return "cancelled";
       }

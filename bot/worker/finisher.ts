@@ -46,15 +46,20 @@ export class Finisher {
     return "failed";
   }
 
-  /** After `failed` is committed: remove the job's files, release its budget, tell the chat. */
-  async cleanupFailed(job: FileJob): Promise<void> {
+  /**
+   * After `failed` is committed: remove the job's files and release its budget, then
+   * tell the chat. `waitForMessage: false` sends the message in the background (handlers).
+   */
+  async cleanupFailed(job: FileJob, waitForMessage = true): Promise<void> {
     const { store } = this.services;
     await this.removeTemp(job.id);
     await removeJobFiles(this.paths.results, job.id);
     await store.setReservation(job.id, 0);
     const locale = localeFor(job.languageCode);
     const params = job.reasonParams ? (JSON.parse(job.reasonParams) as Record<string, string | number>) : {};
-    await this.services.status.final(job, t(locale, "status-failed", { id: String(job.id), reason: reasonText(locale, job.reason ?? "attempts_exhausted", params) }));
+    const text = t(locale, "status-failed", { id: String(job.id), reason: reasonText(locale, job.reason ?? "attempts_exhausted", params) });
+    if (waitForMessage) await this.services.status.final(job, text);
+    else this.services.background(() => this.services.status.final(job, text), "final status message");
   }
 
   /** Remove the job's source and intermediates (`downloads/`, `work/`). */

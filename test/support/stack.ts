@@ -4,7 +4,8 @@
  * SQLite and data dirs in a fresh temp folder. Tests talk to the bot only as
  * chat users through the emulator.
  */
-import { run, type RunnerHandle } from "@grammyjs/runner";
+import type { RunnerHandle } from "@grammyjs/runner";
+import { startPolling } from "../../bot/intake/polling.ts";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -67,7 +68,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   await app.bot.init();
   if (opts.beforeStart) await Bun.sleep(0);
   let runner: RunnerHandle | null = null;
-  if (!opts.noPolling) runner = run(app.bot, { runner: { fetch: { timeout: 1 }, silent: true } });
+  if (!opts.noPolling) runner = startPolling(app.bot, app.services.log, { runner: { fetch: { timeout: 1 }, silent: true } });
   app.engine.start();
 
   return {
