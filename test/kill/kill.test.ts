@@ -116,7 +116,7 @@ test(
       const dbFile = join(dataDir, "db", "docket.sqlite");
       type Row = { id: number; chat_id: number; message_id: number; status: string; reason: string | null };
       let rows: Row[] = [];
-      const until = Date.now() + 150_000;
+      const until = Date.now() + 240_000;
       for (;;) {
         const db = new Database(dbFile, { readonly: true });
         rows = db.query("SELECT id, chat_id, message_id, status, reason FROM file_jobs").all() as Row[];
@@ -177,5 +177,5 @@ test(
       rmSync(dir, { recursive: true, force: true });
     }
   },
-  360_000,
+  480_000,
 );
