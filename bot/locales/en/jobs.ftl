@@ -42,7 +42,7 @@ status-failed = Job #{ $id } failed: { $reason }
 status-expired = Job #{ $id }: the result expired and its files were deleted.
 status-retrying = Job #{ $id }: that didn’t work, trying again (attempt { $attempt } of { $max }).
 photo-note = Sent as a photo, so Telegram compressed it; send it as a file to process the original.
-mismatch-note = It was sent as “.{ $declared }” but is actually { $actual }.
+mismatch-note = It was sent as “.{ $declared }”, but the content is: { $actual }.
 
 cmd-status-line = #{ $id } · { $name } · { $status }
 cmd-jobs-empty = No jobs yet.

@@ -42,7 +42,7 @@ status-failed = Задача № { $id } не выполнена: { $reason }
 status-expired = Задача № { $id }: срок хранения результата истёк, файлы удалены.
 status-retrying = Задача № { $id }: не получилось, пробую ещё раз (попытка { $attempt } из { $max }).
 photo-note = Отправлено как фото, поэтому Telegram его сжал; пришлите как файл, чтобы обработать оригинал.
-mismatch-note = Файл прислан как «.{ $declared }», но на самом деле это { $actual }.
+mismatch-note = Файл прислан как «.{ $declared }», но по содержимому это { $actual }.
 
 cmd-status-line = № { $id } · { $name } · { $status }
 cmd-jobs-empty = Задач пока нет.
