@@ -111,6 +111,7 @@ const envSchema = z.object({
   USER_MAX_JOBS_IN_FLIGHT: positiveInt.prefault("5"),
   USER_MAX_BYTES_PER_DAY: bytes.prefault("2GB"),
   HTTP_PORT: z.string().trim().regex(/^\d+$/, "expected a TCP port number").transform(Number).pipe(z.number().int().min(0).max(65535)).prefault("8090"),
+  STARTUP_TIMEOUT: duration.prefault("30s"),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"], { message: "expected trace, debug, info, warn, error or fatal" }).default("info"),
   DELETE_WEBHOOK_ON_START: bool.prefault("true"),
   WEBHOOK_URL: z.string().trim().url("expected the public https URL Telegram posts updates to, e.g. https://bot.example.com/tg/hook").optional(),
@@ -171,6 +172,8 @@ export interface Config {
   readonly adminUserIds: readonly number[];
   readonly userMaxJobsInFlight: number;
   readonly userMaxBytesPerDay: number;
+  /** How long start-up keeps trying to reach the Bot API (getMe) before exiting 1, ms. */
+  readonly startupTimeoutMs: number;
   /** 127.0.0.1 port for /healthz and /metrics; 0 = off. */
   readonly httpPort: number;
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
@@ -203,7 +206,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (!parsed.success) {
     const problems = parsed.error.issues.map((i) => {
       const name = String(i.path[0] ?? "?");
-      const msg = i.code === "invalid_type" && cleaned[name] === undefined ? "is required" : i.message;
+      const missing = i.code === "invalid_type" && cleaned[name] === undefined;
+      const msg = missing ? (i.message.startsWith("is required") ? i.message : "is required") : i.message;
       return `${name}: ${msg}`;
     });
     throw new ConfigError(problems);
@@ -241,6 +245,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminUserIds: Object.freeze(e.ADMIN_USER_IDS),
     userMaxJobsInFlight: e.USER_MAX_JOBS_IN_FLIGHT,
     userMaxBytesPerDay: e.USER_MAX_BYTES_PER_DAY,
+    startupTimeoutMs: e.STARTUP_TIMEOUT,
     httpPort: e.HTTP_PORT,
     logLevel: e.LOG_LEVEL,
     deleteWebhookOnStart: e.DELETE_WEBHOOK_ON_START,

@@ -31,7 +31,13 @@ function redactDeep(value: unknown, token: string | undefined, depth = 0): unkno
   if (typeof value === "string") return redactSecrets(value, token);
   if (depth > 6 || value === null || typeof value !== "object") return value;
   if (value instanceof Error) {
-    return { type: value.name, message: redactSecrets(value.message, token), stack: value.stack ? redactSecrets(value.stack, token) : undefined };
+    const e = value as Error & { error_code?: number; description?: string };
+    return {
+      type: e.name,
+      message: redactSecrets(e.message, token),
+      ...(e.error_code !== undefined ? { error_code: e.error_code } : {}),
+      stack: e.stack ? redactSecrets(e.stack, token) : undefined,
+    };
   }
   if (Array.isArray(value)) return value.map((v) => redactDeep(v, token, depth + 1));
   const out: Record<string, unknown> = {};
@@ -68,6 +74,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
       base: undefined,
       timestamp: pino.stdTimeFunctions.isoTime,
       messageKey: "msg",
+      // Errors are turned into { type, message, stack } (redacted) by the formatter below; keep that shape.
+      serializers: { err: (v: unknown) => (v instanceof Error ? pino.stdSerializers.err(v) : v) },
       formatters: {
         log: (obj) => redactDeep(obj, token) as Record<string, unknown>,
       },

@@ -11,6 +11,9 @@ import { pollConflicts } from "./intake/poll-conflicts.ts";
 import { startOpsServer } from "./ops/http.ts";
 import { startWebhook } from "./intake/webhook.ts";
 import { startPolling } from "./intake/polling.ts";
+import { Api, GrammyError, type Bot } from "grammy";
+import type { UserFromGetMe } from "grammy/types";
+import type { Logger } from "./log.ts";
 import { pdfEngineSelfCheck } from "../processors/pdf/engine.ts";
 
 async function main(): Promise<number> {
@@ -21,13 +24,21 @@ async function main(): Promise<number> {
   const { bot, engine, janitor } = app;
   bot.api.config.use(pollConflicts({ log, deleteWebhook: config.deleteWebhookOnStart }));
 
-  try {
-    await bot.init();
-  } catch (err) {
-    log.fatal({ err }, "getMe failed: check BOT_TOKEN and BOT_API_ROOT");
+  // Reach the Bot API first, with a deadline: auto-retry would retry network errors forever and
+  // the journal would stay empty. SIGTERM during start-up stops at once.
+  log.info({ api_root: config.apiRoot, mode: config.mode }, "connecting to the Bot API");
+  const startup = new AbortController();
+  const early = () => startup.abort(new Error("signal during start-up"));
+  process.once("SIGTERM", early);
+  process.once("SIGINT", early);
+  const me = await reachBotApi(new Api(config.token, { apiRoot: config.apiRoot }), startup.signal, log, config.startupTimeoutMs);
+  process.off("SIGTERM", early);
+  process.off("SIGINT", early);
+  if (!me) {
     await app.close(1000);
-    return 1;
+    return startup.signal.aborted ? 0 : 1;
   }
+  bot.botInfo = me;
   log.info({ bot: bot.botInfo.username, mode: config.mode, data_dir: config.dataDir, pid: process.pid }, "docket starting");
   // BR-11: find out now, not per job, whether pdf.js can load; PDFs then fail with pdf_engine_unavailable.
   const pdf = await pdfEngineSelfCheck();
@@ -65,6 +76,31 @@ async function main(): Promise<number> {
     });
   });
   return done;
+}
+
+/**
+ * getMe with retries for up to `deadlineMs` (default 30 s): resolves with the bot's User, or null
+ * after logging why (401: wrong token — no retry; network: unreachable root).
+ */
+async function reachBotApi(api: Api, signal: AbortSignal, log: Logger, deadlineMs = 30_000): Promise<UserFromGetMe | null> {
+  const until = Date.now() + deadlineMs;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await api.getMe(AbortSignal.any([signal, AbortSignal.timeout(Math.max(1000, until - Date.now()))]) as never);
+    } catch (err) {
+      if (signal.aborted) return null;
+      if (err instanceof GrammyError && (err.error_code === 401 || err.error_code === 404)) {
+        log.fatal({ error_code: err.error_code, description: err.description }, "the Bot API refused getMe: check BOT_TOKEN (and BOT_API_ROOT)");
+        return null;
+      }
+      if (Date.now() >= until) {
+        log.fatal({ err, attempts: attempt }, `cannot reach the Bot API at BOT_API_ROOT within ${deadlineMs / 1000} s; is the server up (local mode: docker compose ps)?`);
+        return null;
+      }
+      log.warn({ err, attempt }, "getMe failed; retrying");
+      await Bun.sleep(Math.min(5000, 500 * 2 ** attempt));
+    }
+  }
 }
 
 process.exitCode = await main();

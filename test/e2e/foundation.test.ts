@@ -30,12 +30,13 @@ describe("a document goes from a chat to a processed result", () => {
     expect(JSON.parse(job.facts!)).toMatchObject({ type: "application/pdf", pages: 3 });
     expect(job.resultExpiresAt).not.toBeNull();
     expect(job.localPath).not.toBeNull();
-    expect(await Bun.file(job.localPath!).exists()).toBe(false); // source removed after ready
     const results = await stack.app.services.store.results(job.id);
     expect(results.length).toBeGreaterThan(0);
     for (const r of results) expect(stack.em.uploaded(r.telegramFileId!)).toBeDefined();
     const msgs = await alice.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)), 10_000);
     const status = msgs.find((x) => x.text?.startsWith(`Done, job #${job.id}`))!;
+    // "Done" is said only after `ready` is committed and the source deleted (database first, then files)
+    expect(await Bun.file(job.localPath!).exists()).toBe(false);
     expect(status.text).toContain("PDF, 3 pages");
     expect(status.text).toMatch(/kept until \d{4}-\d\d-\d\d \d\d:\d\d \(UTC\)/);
     expect(msgs.filter((m) => m.document).length).toBe(results.length);

@@ -32,7 +32,7 @@ describe("loadConfig", () => {
       expect.unreachable();
     } catch (err) {
       expect(err).toBeInstanceOf(ConfigError);
-      expect((err as ConfigError).problems).toEqual(["BOT_TOKEN: is required"]);
+      expect((err as ConfigError).problems).toEqual(["BOT_TOKEN: is required: the token from @BotFather, like 123456789:AA…"]);
     }
   });
   test("every bad value is named with its expected form", () => {

@@ -16,6 +16,7 @@ describe("redaction at the logger", () => {
     expect(all).not.toContain("AAE-test-token");
     expect(all).toContain("/file/bot<redacted>/documents/file_1.pdf");
     expect(lines).toHaveLength(3);
+    expect(JSON.parse(lines[1]!).err.type).toBe("Error");
   });
   test("token-shaped strings are scrubbed even when not the configured token", () => {
     expect(redactSecrets("x 987654321:ZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZZ y")).toBe("x <redacted> y");
