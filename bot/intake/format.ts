@@ -12,6 +12,12 @@ export function mb(bytes: number): string {
   return String(Math.round(v * 10) / 10);
 }
 
+/** Bytes as a short size for chat text: `4 KB` under 1 MB (at least 1), else `12.5 MB` (binary units). */
+export function sizeParts(bytes: number): { key: "size-kb" | "size-mb"; n: string } {
+  if (bytes < MB) return { key: "size-kb", n: String(Math.max(1, Math.ceil(bytes / 1024))) };
+  return { key: "size-mb", n: mb(bytes) };
+}
+
 /** Epoch ms or ISO → `YYYY-MM-DD HH:MM` in UTC. */
 export function utcMinute(time: number | string): string {
   const d = new Date(time);

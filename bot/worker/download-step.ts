@@ -9,7 +9,7 @@ import type { FileJob } from "../db/schema.ts";
 import { FetchError } from "../fetch/errors.ts";
 import type { Fetcher } from "../fetch/types.ts";
 import { localeFor, t } from "../i18n/index.ts";
-import { mb } from "../intake/format.ts";
+import { sizeParts } from "../intake/format.ts";
 import { refinedReservation } from "../jobs/budget.ts";
 import type { Services } from "../services.ts";
 import { redactSecrets } from "../log.ts";
@@ -75,7 +75,8 @@ export class DownloadStep {
       jlog.info({ size: file.size, sha256: file.sha256, ms: now() - started }, "fetched");
       this.wake();
       const position = (await store.queuePosition(job.id)) ?? 0;
-      status.update(job, t(locale, "status-fetched", { id: String(job.id), size: mb(file.size), position }));
+      const size = sizeParts(file.size);
+      status.update(job, t(locale, "status-fetched", { id: String(job.id), size: t(locale, size.key, { n: size.n }), position }));
     } catch (err) {
       if (controller.signal.aborted) {
         jlog.info({ why: String(controller.signal.reason) }, "download stopped");

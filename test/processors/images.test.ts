@@ -6,9 +6,11 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterEach, describe, expect, test } from "vitest";
-import { fixturesDir, haveFixtures } from "./support/fixtures.ts";
+import { fixturesDir, haveFixtures, noteIfNoFixtures } from "./support/fixtures.ts";
 import { cleanupWorkDirs, processBytes, refused } from "./support/run.ts";
 import { bmp24, bombPng, stackedFrames } from "./support/images.ts";
+
+noteIfNoFixtures("images");
 
 afterEach(cleanupWorkDirs);
 

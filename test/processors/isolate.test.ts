@@ -11,9 +11,11 @@ import { afterEach, describe, expect, test } from "vitest";
 import { runIsolated, residentBytes } from "../../processors/isolate.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
-import { fixturesDir, haveFixtures, makeWorkDir, testOptions } from "./support/fixtures.ts";
+import { fixturesDir, haveFixtures, noteIfNoFixtures, makeWorkDir, testOptions } from "./support/fixtures.ts";
 import { readManifest } from "./support/manifest.ts";
 import { refused } from "./support/run.ts";
+
+noteIfNoFixtures("isolate");
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

@@ -12,8 +12,10 @@ import { OVER_BUDGET, withBudget } from "../../processors/budget.ts";
 import { pdfEngineSelfCheck } from "../../processors/pdf/engine.ts";
 import type { ProcessorResult } from "../../processors/types.ts";
 import { makePdf, prependJunk } from "../../scripts/samples/index.ts";
-import { fixturesDir, haveFixtures, repoRoot } from "./support/fixtures.ts";
+import { fixturesDir, haveFixtures, noteIfNoFixtures, repoRoot } from "./support/fixtures.ts";
 import { cleanupWorkDirs, processBytes, refused } from "./support/run.ts";
+
+noteIfNoFixtures("pdf");
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {

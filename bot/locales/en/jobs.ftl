@@ -28,7 +28,7 @@ status-queued = Job #{ $id }: queued for download{ $position ->
    *[other] , position { $position }
   }.
 status-downloading = Job #{ $id }: downloading… { $percent } %
-status-fetched = Job #{ $id }: file received ({ $size } MB), waiting for processing{ $position ->
+status-fetched = Job #{ $id }: file received ({ $size }), waiting for processing{ $position ->
     [0] {""}
    *[other] , position { $position }
   }.
@@ -72,3 +72,6 @@ settings-title = What should I do with PDFs in this chat? A change applies to ne
 settings-pdf-default = Text and a page-1 preview
 settings-pdf-pages = Every page as an image (ZIP)
 settings-saved = Saved
+
+size-kb = { $n } KB
+size-mb = { $n } MB

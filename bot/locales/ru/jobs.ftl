@@ -28,7 +28,7 @@ status-queued = Задача № { $id }: в очереди на скачива�
    *[other] , место { $position }
   }.
 status-downloading = Задача № { $id }: скачиваю… { $percent } %
-status-fetched = Задача № { $id }: файл получен ({ $size } МБ), жду очереди на обработку{ $position ->
+status-fetched = Задача № { $id }: файл получен ({ $size }), жду очереди на обработку{ $position ->
     [0] {""}
    *[other] , место { $position }
   }.
@@ -73,3 +73,6 @@ settings-title = Что делать с PDF в этом чате? Изменен
 settings-pdf-default = Текст и превью первой страницы
 settings-pdf-pages = Все страницы картинками (ZIP)
 settings-saved = Сохранено
+
+size-kb = { $n } КБ
+size-mb = { $n } МБ
