@@ -152,3 +152,26 @@ describe("waiting jobs and fairness", () => {
     expect(await stack.app.services.store.listByChat(u.chatId, 10)).toHaveLength(1);
   });
 });
+
+describe("a restarted bot continues the job's status message", () => {
+  test("after a crash mid-processing, the new process edits the same status message to Done (adopted by the outbox)", async () => {
+    // First process: the processor never finishes (as if the process died during it).
+    const stuck: import("../../bot/worker/types.ts").ProcessRunner = (_i, _o, l) => new Promise((_, reject) => l.signal?.addEventListener("abort", () => reject(new Error("killed"))));
+    const first = await startStack({ runner: stuck, env: { LEASE_TTL: "1s" } });
+    const u = first.em.user({ language_code: "en" });
+    const sent = await u.sendDocument({ bytes: new Uint8Array(2048).fill(4), file_name: "r.bin" });
+    const { id } = await first.jobFor(u.chatId, sent.message_id);
+    await first.waitJob(id, ["processing"]);
+    await u.waitFor((m) => m.some((x) => x.text?.includes(`job #${id}`)));
+    const statusId = (await first.app.services.store.get(id))!.statusMessageId!;
+    expect(statusId).toBeGreaterThan(0);
+    await first.stop({ keep: true });
+    // Second process, same database and chat: the lease expires, the job resumes by state.
+    stack = await startStack({ resume: first, runner: copyRunner(), env: { LEASE_TTL: "1s" } });
+    const done = await stack.waitJob(id);
+    expect(done.status).toBe("ready");
+    const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${id}`)), 10_000);
+    expect(msgs.find((x) => x.text?.startsWith(`Done, job #${id}`))!.message_id).toBe(statusId);
+    expect(msgs.filter((x) => !x.document).map((x) => x.message_id)).toEqual([statusId]); // no second status message
+  });
+});

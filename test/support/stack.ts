@@ -29,8 +29,8 @@ export interface Stack {
   jobFor(chatId: number, messageId: number, timeoutMs?: number): Promise<FileJob>;
   /** Wait until job `id` is in one of `states` (polls the store), returns the row. */
   waitJob(id: number, states?: readonly string[], timeoutMs?: number): Promise<FileJob>;
-  /** Stop bot and emulator and delete the temp folder. */
-  stop(): Promise<void>;
+  /** Stop bot and emulator and delete the temp folder; `keep` stops only the bot (for `resume`). */
+  stop(opts?: { keep?: boolean }): Promise<void>;
 }
 
 /** Options of {@link startStack}. */
@@ -43,13 +43,20 @@ export interface StackOptions {
   readonly beforeStart?: (em: Emulator) => Promise<void> | void;
   /** Keep polling off (tests that drive the engine alone). */
   readonly noPolling?: boolean;
+  /**
+   * Restart against the same emulator and data of an earlier stack (a new bot process after a
+   * crash). That stack must have been stopped with `stop({ keep: true })`.
+   */
+  readonly resume?: Stack;
 }
 
 /** Start the emulator and the bot against it. */
 export async function startStack(opts: StackOptions = {}): Promise<Stack> {
-  const dir = mkdtempSync(join(tmpdir(), "docket-e2e-"));
-  const mode = opts.emulator?.mode ?? "cloud";
-  const em = await startEmulator({ rateLimits: false, ...opts.emulator, ...(mode === "local" ? { localDir: opts.emulator?.localDir ?? join(dir, "bot-api") } : {}) });
+  const dir = opts.resume?.dir ?? mkdtempSync(join(tmpdir(), "docket-e2e-"));
+  const mode = opts.resume?.em.mode ?? opts.emulator?.mode ?? "cloud";
+  const em =
+    opts.resume?.em ??
+    (await startEmulator({ rateLimits: false, ...opts.emulator, ...(mode === "local" ? { localDir: opts.emulator?.localDir ?? join(dir, "bot-api") } : {}) }));
   await opts.beforeStart?.(em);
   const config = loadConfig({
     BOT_TOKEN: em.token,
@@ -95,12 +102,13 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         await Bun.sleep(25);
       }
     },
-    async stop() {
+    async stop(stopOpts = {}) {
       const t0 = Date.now();
       if (runner?.isRunning()) await Promise.race([runner.stop(), Bun.sleep(2000)]);
       const t1 = Date.now();
       await app.close(2000);
       const t2 = Date.now();
+      if (stopOpts.keep) return;
       await em.close();
       if (process.env.STACK_DEBUG) console.log(`stop: runner ${t1 - t0} ms, app ${t2 - t1} ms, emulator ${Date.now() - t2} ms`);
       rmSync(dir, { recursive: true, force: true });
