@@ -29,6 +29,13 @@ export const i18n = new I18n<DocketContext>({
   fluentBundleOptions: { useIsolating: false },
 });
 
+/** Whether `key` exists in the locale's messages (no warning is logged for a miss). */
+export function hasMessage(locale: Locale, key: string): boolean {
+  const fluent = i18n.fluent as unknown as { bundles: Iterable<{ locales: string[]; hasMessage(id: string): boolean }> };
+  for (const b of fluent.bundles) if (b.locales.includes(locale) && b.hasMessage(key)) return true;
+  return false;
+}
+
 /** Translate outside a handler (workers, janitor). Vars are numbers or strings. */
 export function t(locale: Locale, key: string, vars?: Record<string, string | number>): string {
   return i18n.t(locale, key, vars);

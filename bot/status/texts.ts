@@ -4,7 +4,7 @@
  */
 import type { Facts } from "../../processors/types.ts";
 import { t, type Locale } from "../i18n/index.ts";
-import { i18n } from "../i18n/index.ts";
+import { hasMessage, i18n } from "../i18n/index.ts";
 
 /** One-line summary of processor facts, e.g. "PDF, 3 pages, 1200 characters of text". */
 export function factsSummary(locale: Locale, facts: Facts): string {
@@ -24,13 +24,11 @@ export function factsSummary(locale: Locale, facts: Facts): string {
  */
 export function localizedLabel(locale: Locale, label: string): string {
   const key = `label-${label.toLowerCase().replace(/[^a-z0-9]+/g, "-").replace(/^-|-$/g, "")}`;
-  const text = i18n.t(locale, key);
-  return text === key || text === `{${key}}` ? label : text;
+  return hasMessage(locale, key) ? i18n.t(locale, key) : label;
 }
 
 /** Localized reason text for a failed job; falls back to the code itself when no message exists. */
 export function reasonText(locale: Locale, reason: string, params: Record<string, string | number>): string {
   const key = `reason-${reason}`;
-  const text = i18n.t(locale, key, params);
-  return text === key || text === `{${key}}` ? reason : text;
+  return hasMessage(locale, key) ? i18n.t(locale, key, params) : reason;
 }
