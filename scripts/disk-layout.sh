@@ -48,8 +48,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-ROOT="${ROOT%/}"
-if [ -n "$ROOT" ]; then ROOT="$(cd "$ROOT" && pwd)" || die "--root $ROOT does not exist"; fi
+normalize_root
 
 env_path="$(rp "$ENV_FILE")"
 from_env() { env_get "$env_path" "$1"; }

@@ -79,8 +79,7 @@ while [ $# -gt 0 ]; do
   esac
   shift
 done
-ROOT="${ROOT%/}"
-if [ -n "$ROOT" ]; then ROOT="$(cd "$ROOT" && pwd)" || die "--root $ROOT does not exist"; fi
+normalize_root
 # Prompts need a terminal (CI has none: then values must come from flags or the environment).
 if ! (: </dev/tty) 2>/dev/null; then INTERACTIVE=0; fi
 

@@ -169,3 +169,9 @@ run_hooks() {
 
 # user_exists NAME — true when the account exists on this host.
 user_exists() { getent passwd "$1" >/dev/null 2>&1; }
+
+# normalize_root — make $ROOT (from --root) absolute without a trailing slash; empty stays empty.
+normalize_root() {
+  ROOT="${ROOT%/}"
+  if [ -n "$ROOT" ]; then ROOT="$(cd "$ROOT" && pwd)" || die "--root $ROOT does not exist"; fi
+}
