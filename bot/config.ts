@@ -93,6 +93,7 @@ const envSchema = z.object({
   UPLOAD_LIMIT_LOCAL: bytes.prefault("2000MB"),
   DOWNLOAD_BUDGET: bytes.prefault("4GB"),
   BUDGET_MULTIPLIER: z.string().trim().regex(/^\d+(\.\d+)?$/, "expected a number like 2 or 2.5").transform(Number).prefault("2.5"),
+  BUDGET_MIN_RESERVATION: bytes.prefault("8MB"),
   DOWNLOAD_CONCURRENCY: positiveInt.prefault("4"),
   PROCESS_CONCURRENCY: positiveInt.optional(),
   MAX_ATTEMPTS: positiveInt.prefault("3"),
@@ -153,6 +154,8 @@ export interface Config {
   readonly downloadBudget: number;
   /** Reservation = declared size × this multiplier (measured; see docs/benchmarks.md). */
   readonly budgetMultiplier: number;
+  /** Smallest reservation per job (outputs such as previews have a size of their own), bytes. */
+  readonly budgetMinReservation: number;
   readonly downloadConcurrency: number;
   /** Processing pool size (default: available cores). */
   readonly processConcurrency: number;
@@ -228,6 +231,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     }),
     downloadBudget: e.DOWNLOAD_BUDGET,
     budgetMultiplier: e.BUDGET_MULTIPLIER,
+    budgetMinReservation: e.BUDGET_MIN_RESERVATION,
     downloadConcurrency: e.DOWNLOAD_CONCURRENCY,
     processConcurrency: e.PROCESS_CONCURRENCY ?? Math.max(1, cpus().length),
     maxAttempts: e.MAX_ATTEMPTS,

@@ -7,17 +7,18 @@
 /**
  * Bytes a job reserves before its download: declared size × multiplier; when the
  * size is unknown, the current mode's download limit (seed 000: "резервируйте
- * консервативно, по верхней границе"). Never more than the whole budget, so one
- * huge job can still run alone.
+ * консервативно, по верхней границе"). At least `floor` bytes, because outputs have
+ * a size of their own (a 2 KB PDF still gets a ~100 KB page preview). Never more than
+ * the whole budget, so one huge job can still run alone.
  */
-export function reservationFor(declaredSize: number | null, multiplier: number, modeLimit: number, budget: number): number {
+export function reservationFor(declaredSize: number | null, multiplier: number, modeLimit: number, budget: number, floor = 0): number {
   const base = declaredSize !== null && declaredSize >= 0 ? declaredSize * multiplier : modeLimit;
-  return Math.min(budget, Math.max(1, Math.ceil(base)));
+  return Math.min(budget, Math.max(1, floor, Math.ceil(base)));
 }
 
-/** The refined reservation once the real size is known (after download). */
-export function refinedReservation(realSize: number, multiplier: number, budget: number): number {
-  return Math.min(budget, Math.max(1, Math.ceil(realSize * multiplier)));
+/** The refined reservation once the real size is known (after download); same floor and cap. */
+export function refinedReservation(realSize: number, multiplier: number, budget: number, floor = 0): number {
+  return Math.min(budget, Math.max(1, floor, Math.ceil(realSize * multiplier)));
 }
 
 /** Whether a reservation fits next to what is in use; an idle budget always admits one job. */

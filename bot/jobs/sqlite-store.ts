@@ -152,7 +152,7 @@ export class SqliteJobStore implements JobStore {
           .limit(1)
           .get();
         if (!head) return null;
-        const reservation = reservationFor(head.declaredSize, budget.multiplier, budget.modeLimit, budget.total);
+        const reservation = reservationFor(head.declaredSize, budget.multiplier, budget.modeLimit, budget.total, budget.floor);
         const used = tx
           .select({ n: sql<number>`coalesce(sum(${fileJobs.reservedBytes}), 0)` })
           .from(fileJobs)

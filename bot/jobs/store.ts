@@ -34,6 +34,8 @@ export interface BudgetParams {
   readonly multiplier: number;
   /** The current mode's download limit, reserved when the size is unknown. */
   readonly modeLimit: number;
+  /** Smallest reservation of a job, bytes (BUDGET_MIN_RESERVATION). */
+  readonly floor?: number;
 }
 
 /** Fields a transition may set along with the new state. */

@@ -59,7 +59,7 @@ export class DownloadStep {
           }
         },
       });
-      const reservation = refinedReservation(file.size, config.budgetMultiplier, config.downloadBudget);
+      const reservation = refinedReservation(file.size, config.budgetMultiplier, config.downloadBudget, config.budgetMinReservation);
       const moved = await store.transition(job.id, "accepted", "fetched", this.owner, now(), {
         localPath: file.path,
         sha256: file.sha256,

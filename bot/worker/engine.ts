@@ -134,6 +134,7 @@ export class Engine {
                 total: this.config.downloadBudget,
                 multiplier: this.config.budgetMultiplier,
                 modeLimit: downloadLimit(this.config),
+                floor: this.config.budgetMinReservation,
               })
             : await store.claimProcess(this.owner, now(), this.config.leaseTtlMs);
       } catch (err) {

@@ -127,7 +127,7 @@ describe("waiting jobs and fairness", () => {
       await gate;
       return base(i, o, l);
     }) as typeof base;
-    stack = await startStack({ runner, env: { DOWNLOAD_BUDGET: "10000", BUDGET_MULTIPLIER: "2" } });
+    stack = await startStack({ runner, env: { DOWNLOAD_BUDGET: "10000", BUDGET_MULTIPLIER: "2", BUDGET_MIN_RESERVATION: "0" } });
     const u = stack.em.user({ language_code: "en" });
     const a = await u.sendDocument({ bytes: new Uint8Array(4000).fill(1), file_name: "a.bin" }); // reserves 8000
     const b = await u.sendDocument({ bytes: new Uint8Array(4000).fill(2), file_name: "b.bin" }); // 16000 > 10000: waits

@@ -76,6 +76,12 @@ describe("byte budget (seed 000: budget in bytes, not jobs)", () => {
     expect(fits(0, 500 * MB, 100 * MB)).toBe(true);
   });
   test("refined after download from the real size", () => expect(refinedReservation(3 * MB, 2, 1000 * MB)).toBe(6 * MB));
+  test("a floor for small files (their outputs have a size of their own), still capped by the budget", () => {
+    expect(reservationFor(2048, 2.5, 20 * MB, 1000 * MB, 8 * MB)).toBe(8 * MB);
+    expect(refinedReservation(2048, 2.5, 1000 * MB, 8 * MB)).toBe(8 * MB);
+    expect(reservationFor(10 * MB, 2.5, 20 * MB, 1000 * MB, 8 * MB)).toBe(25 * MB);
+    expect(reservationFor(2048, 2.5, 20 * MB, 4 * MB, 8 * MB)).toBe(4 * MB);
+  });
 });
 
 describe("retry decisions (seed 000: attempts bound retries)", () => {

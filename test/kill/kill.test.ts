@@ -23,7 +23,9 @@ import { REPO_ROOT as ROOT, botEnv, spawnBot } from "../../scripts/demo/bot-proc
 
 const JOBS = Number(process.env.KILL_JOBS ?? 200);
 const KILLS = Number(process.env.KILL_COUNT ?? 30);
-const BUDGET = 6 * 1024 * 1024;
+// Binding budget: every job reserves at least MIN_RES, so at most 3 jobs hold files at once.
+const BUDGET = 1_200_000;
+const MIN_RES = 400_000;
 
 /** Bytes of every file under `dir` (recursive). */
 function du(dir: string): number {
@@ -78,6 +80,7 @@ test(
       MAX_ATTEMPTS: "40",
       DOWNLOAD_BUDGET: String(BUDGET),
       BUDGET_MULTIPLIER: "3",
+      BUDGET_MIN_RESERVATION: String(MIN_RES),
       PROCESS_CONCURRENCY: "2",
       JANITOR_INTERVAL: "1h",
       USER_MAX_JOBS_IN_FLIGHT: "1000",
@@ -85,8 +88,17 @@ test(
     let proc = spawnBot(env, "ignore");
     const kills: number[] = [];
     let maxDisk = 0;
+    let maxReserved = 0;
+    let sampleDb: Database | null = null;
     const sampler = setInterval(() => {
       maxDisk = Math.max(maxDisk, du(join(dataDir, "downloads")) + du(join(dataDir, "work")));
+      try {
+        sampleDb ??= new Database(join(dataDir, "db", "docket.sqlite"), { readonly: true });
+        const r = sampleDb.query("SELECT coalesce(sum(reserved_bytes), 0) AS n FROM file_jobs").get() as { n: number };
+        maxReserved = Math.max(maxReserved, r.n);
+      } catch {
+        /* not created yet, or busy */
+      }
     }, 25);
 
     try {
@@ -166,12 +178,15 @@ test(
       const resultDirs = readdirSync(join(dataDir, "results")).map((n) => Number(n.split("-")[0]));
       expect(resultDirs.sort((a, b) => a - b)).toEqual([...readyJobs].sort((a, b) => a - b));
 
-      // The budget held on disk.
+      // The budget held on disk, and it was binding: reservations reached the point where the next job waited.
       expect(maxDisk).toBeGreaterThan(0);
       expect(maxDisk).toBeLessThanOrEqual(BUDGET);
-      console.log(`[kill] ${JOBS} jobs, ${kills.length} SIGKILLs, ${rows.filter((r) => r.status === "ready").length} ready, max ${maxDisk} B on disk of a ${BUDGET} B budget, ${uploads.length} uploads`);
+      expect(maxReserved).toBeLessThanOrEqual(BUDGET);
+      expect(maxReserved).toBeGreaterThan(BUDGET - MIN_RES);
+      console.log(`[kill] ${JOBS} jobs, ${kills.length} SIGKILLs, ${rows.filter((r) => r.status === "ready").length} ready, max ${maxDisk} B on disk and ${maxReserved} B reserved of a ${BUDGET} B budget, ${uploads.length} uploads`);
     } finally {
       clearInterval(sampler);
+      (sampleDb as Database | null)?.close();
       proc.kill("SIGKILL");
       await em.close();
       rmSync(dir, { recursive: true, force: true });
