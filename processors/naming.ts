@@ -7,8 +7,24 @@ import { stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { ProcessorOptions, ProcessorOutput } from "./types.ts";
 
-/** Longest stem kept from a declared name, characters. */
+/** Longest stem kept from a declared name, characters (code points). */
 const MAX_STEM = 64;
+
+/**
+ * Remove characters that make a user-supplied name misleading or unsafe to show: C0/C1
+ * controls, DEL, zero-width characters and bidi controls (U+202A–U+202E, U+2066–U+2069:
+ * "invoice\u202Efdp.exe" would display as "invoiceexe.pdf").
+ */
+export function stripUnsafeChars(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f\u200b-\u200f\u202a-\u202e\u2060-\u206f\ufeff]/g, "");
+}
+
+/** Cut `text` to at most `max` characters without splitting a surrogate pair (emoji stay whole). */
+export function cutChars(text: string, max: number): string {
+  const chars = Array.from(text);
+  return chars.length <= max ? text : chars.slice(0, max).join("");
+}
 
 /**
  * Stem for result names: the declared name without directories and extension, with
@@ -17,13 +33,7 @@ const MAX_STEM = 64;
 export function displayStem(declaredName: string | null | undefined, fallback: string): string {
   const base = (declaredName ?? "").split(/[\\/]/).pop() ?? "";
   const dot = base.lastIndexOf(".");
-  const stem = (dot > 0 ? base.slice(0, dot) : base)
-    // eslint-disable-next-line no-control-regex
-    .replace(/[\x00-\x1f\x7f<>:"|?*]/g, "")
-    .replace(/\s+/g, " ")
-    .trim()
-    .slice(0, MAX_STEM)
-    .trim();
+  const stem = cutChars(stripUnsafeChars(dot > 0 ? base.slice(0, dot) : base).replace(/[<>:"|?*]/g, "").replace(/\s+/g, " ").trim(), MAX_STEM).trim();
   return stem.length > 0 && !/^\.+$/.test(stem) ? stem : fallback;
 }
 

@@ -4,23 +4,24 @@
  */
 import { ProcessingError, type ProcessorOutput } from "./types.ts";
 
-/** Bytes → MB (10^6) with one decimal, as shown in chat messages. */
+/** Bytes → MB (2^20, as the config's limits) with one decimal, as shown in chat messages. */
 export function toMb(bytes: number): number {
-  return Math.round(bytes / 1e5) / 10;
+  return Math.round((bytes / 2 ** 20) * 10) / 10;
 }
 
 /**
  * Throw when any output is larger than the result-upload limit. Call before `ready`.
  * @param outputs the processor's outputs (sizes in bytes)
  * @param limitBytes the current mode's result-upload limit, bytes
- * @throws ProcessingError `result_too_big` with params {size, limit} in MB (the largest offender)
+ * @throws ProcessingError `result_too_big` with params {size_bytes, limit} (the largest offender;
+ *   `size_bytes` becomes a localized size in the chat message, `limit` is MB)
  */
 export function checkOutputSizes(outputs: readonly ProcessorOutput[], limitBytes: number): void {
   const largest = outputs.reduce<ProcessorOutput | null>((max, o) => (max && max.size >= o.size ? max : o), null);
   if (largest && largest.size > limitBytes) {
     throw new ProcessingError(
       "result_too_big",
-      { size: toMb(largest.size), limit: toMb(limitBytes) },
+      { size_bytes: largest.size, limit: toMb(limitBytes) },
       `output ${largest.path} is ${largest.size} bytes, result-upload limit ${limitBytes}`,
     );
   }

@@ -11,7 +11,7 @@ export function checkSize(size: number, declared: number | null, limit: number, 
     return { reason: "too_big", retryable: false, params: { size: mb(size), limit: mb(limit) }, detail: `real size ${size} B over the download limit ${limit} B` };
   }
   if (declared !== null && (size > declared || (final && size !== declared))) {
-    return { reason: "size_mismatch", retryable: false, params: { size: mb(size), declared: mb(declared) }, detail: `real size ${size} B differs from the declared ${declared} B` };
+    return { reason: "size_mismatch", retryable: false, params: { size_bytes: size, declared_bytes: declared }, detail: `real size ${size} B differs from the declared ${declared} B` };
   }
   return null;
 }

@@ -77,6 +77,13 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
     say(ctx, ctx.t("cmd-deleted", { id: String(job.id) }));
   });
 
-  c.on("message:text", (ctx) => say(ctx, ctx.t("intake-unsupported-message")));
+  // Anything else: a hint in private chats only — in groups the bot stays silent (other people's
+  // talk is not for it, and a reply to each would spend the group's 20 messages a minute).
+  c.on("message:text", (ctx) => {
+    if (ctx.chat.type !== "private") return;
+    say(ctx, ctx.t(ctx.message.text.startsWith("/") ? "cmd-unknown" : "intake-unsupported-message"));
+  });
+  // A button this bot no longer knows (stale or forged data): answer it, so the client stops waiting.
+  c.on("callback_query:data", (ctx) => services.background(() => ctx.answerCallbackQuery(), "stale button"));
   return c;
 }

@@ -59,17 +59,24 @@ export function fileIntake(services: Services): Composer<DocketContext> {
     const limit = downloadLimit(config);
     const tooBig = input.declaredSize !== null && input.declaredSize > limit;
 
-    // Fairness (per user, from config): refuse clearly instead of queueing silently.
-    if (!(await store.findByFile(input.chatId, input.fileUniqueId, input.variant ?? "default"))) {
-      const refusal = await fairnessRefusal(services, input.userId, now);
-      if (refusal) {
-        log.info({ user_id: input.userId, file_unique_id: input.fileUniqueId, limit: refusal.key }, "refused by a per-user limit");
-        void services.reply(input.chatId, ctx.t(refusal.key, refusal.vars), { replyTo: input.messageId });
-        return;
-      }
+    // Fairness (per user, from config): refuse clearly instead of queueing silently. The check and
+    // the INSERT are one transaction: handlers of the user's other chats run concurrently.
+    const admin = config.adminUserIds.includes(input.userId);
+    const outcome = await store.acceptWithinLimits(input, now, {
+      maxInFlight: admin ? Number.POSITIVE_INFINITY : config.userMaxJobsInFlight,
+      maxBytesPerDay: admin ? Number.POSITIVE_INFINITY : config.userMaxBytesPerDay,
+    });
+    if (outcome.refused) {
+      const r = outcome.refused;
+      const [key, vars] =
+        r.limit === "in_flight"
+          ? ["intake-limit-in-flight", { count: String(r.count), limit: String(config.userMaxJobsInFlight) }]
+          : ["intake-limit-bytes", { used: mb(r.used), limit: mb(config.userMaxBytesPerDay) }];
+      log.info({ user_id: input.userId, file_unique_id: input.fileUniqueId, limit: r.limit }, "refused by a per-user limit");
+      void services.reply(input.chatId, ctx.t(key, vars as Record<string, string>), { replyTo: input.messageId });
+      return;
     }
-
-    const { job, created } = await store.accept(input, now);
+    const { job, created } = outcome;
     const name = displayName(job.declaredName, job.id, job.source);
     const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
 
@@ -123,21 +130,6 @@ async function answerExisting(ctx: DocketContext, services: Services, job: FileJ
 /** The job's first status message, sent in the background: the INSERT is what must be done before the handler returns. */
 function announce(services: Services, job: FileJob, text: string): void {
   services.background(() => services.status.announce(job, text), "status announce");
-}
-
-/** A per-user limit the new file would break (USER_MAX_JOBS_IN_FLIGHT, USER_MAX_BYTES_PER_DAY), or null. */
-async function fairnessRefusal(services: Services, userId: number, now: number): Promise<{ key: string; vars: Record<string, string> } | null> {
-  const { config, store } = services;
-  if (config.adminUserIds.includes(userId)) return null;
-  const inFlight = await store.countInFlight(userId);
-  if (inFlight >= config.userMaxJobsInFlight) {
-    return { key: "intake-limit-in-flight", vars: { count: String(inFlight), limit: String(config.userMaxJobsInFlight) } };
-  }
-  const used = await store.bytesSince(userId, now - 86_400_000);
-  if (used >= config.userMaxBytesPerDay) {
-    return { key: "intake-limit-bytes", vars: { used: mb(used), limit: mb(config.userMaxBytesPerDay) } };
-  }
-  return null;
 }
 
 /** Failure reasons a re-sent file may retry (the file or Telegram may have changed, not the content). */

@@ -1,6 +1,7 @@
 /**
  * Small formatting helpers for chat text: megabytes, UTC times, safe display names.
  */
+import { cutChars, stripUnsafeChars } from "../../processors/naming.ts";
 
 const MB = 1024 * 1024;
 
@@ -29,7 +30,7 @@ export function utcMinute(time: number | string): string {
  * and cut to 64 characters, or a generated `file-<job>` (never used in a path).
  */
 export function displayName(declaredName: string | null | undefined, jobId: number, source: string): string {
-  const cleaned = (declaredName ?? "").replace(/[\u0000-\u001f\u007f]/g, "").trim();
-  if (cleaned) return cleaned.length > 64 ? `${cleaned.slice(0, 61)}…` : cleaned;
+  const cleaned = stripUnsafeChars(declaredName ?? "").trim();
+  if (cleaned) return Array.from(cleaned).length > 64 ? `${cutChars(cleaned, 61)}…` : cleaned;
   return source === "photo" ? `photo-${jobId}.jpg` : `file-${jobId}`;
 }

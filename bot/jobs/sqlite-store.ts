@@ -8,13 +8,16 @@ import { chatSettings, fileJobs, jobResults, type FileJob, type JobResult, type 
 import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
 import type { ReasonCode } from "./reasons.ts";
-import type { BudgetParams, JobStore, NewJob, NewResult, TransitionPatch } from "./store.ts";
+import type { BudgetParams, JobStore, NewJob, NewResult, TransitionPatch, UserLimits } from "./store.ts";
 
 const claimableAt = (nowIso: string) =>
   and(
     or(isNull(fileJobs.leaseUntil), lte(fileJobs.leaseUntil, nowIso)),
     or(isNull(fileJobs.notBefore), lte(fileJobs.notBefore, nowIso)),
   );
+
+/** Files refused as too big were never downloaded: they do not count toward bytes per day. */
+const notRefusedTooBig = or(isNull(fileJobs.reason), ne(fileJobs.reason, "too_big"));
 
 /** {@link JobStore} over one SQLite database. */
 export class SqliteJobStore implements JobStore {
@@ -37,6 +40,37 @@ export class SqliteJobStore implements JobStore {
       .get();
     if (!existing) throw new Error("accept: conflict without an existing row");
     return { job: existing, created: false };
+  }
+
+  async acceptWithinLimits(job: NewJob, now: number, limits: UserLimits) {
+    return this.db.transaction(
+      (tx) => {
+        const existing = tx
+          .select()
+          .from(fileJobs)
+          .where(and(eq(fileJobs.chatId, job.chatId), eq(fileJobs.fileUniqueId, job.fileUniqueId), eq(fileJobs.variant, job.variant ?? "default")))
+          .get();
+        if (existing) return { job: existing, created: false };
+        const inFlight =
+          tx
+            .select({ n: sql<number>`count(*)` })
+            .from(fileJobs)
+            .where(and(eq(fileJobs.userId, job.userId), inArray(fileJobs.status, ["accepted", "fetched", "processing"])))
+            .get()?.n ?? 0;
+        if (inFlight >= limits.maxInFlight) return { refused: { limit: "in_flight" as const, count: inFlight } };
+        const used =
+          tx
+            .select({ n: sql<number>`coalesce(sum(coalesce(${fileJobs.realSize}, ${fileJobs.declaredSize}, 0)), 0)` })
+            .from(fileJobs)
+            .where(and(eq(fileJobs.userId, job.userId), gte(fileJobs.createdAt, iso(now - 86_400_000)), notRefusedTooBig))
+            .get()?.n ?? 0;
+        if (used >= limits.maxBytesPerDay) return { refused: { limit: "bytes_per_day" as const, used } };
+        const t = iso(now);
+        const inserted = tx.insert(fileJobs).values({ ...job, status: "accepted", createdAt: t, updatedAt: t }).returning().get();
+        return { job: inserted, created: true };
+      },
+      { behavior: "immediate" },
+    );
   }
 
   async rearm(id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number): Promise<boolean> {
@@ -117,7 +151,7 @@ export class SqliteJobStore implements JobStore {
     const r = this.db
       .select({ n: sql<number>`coalesce(sum(coalesce(${fileJobs.realSize}, ${fileJobs.declaredSize}, 0)), 0)` })
       .from(fileJobs)
-      .where(and(eq(fileJobs.userId, userId), gte(fileJobs.createdAt, iso(sinceMs))))
+      .where(and(eq(fileJobs.userId, userId), gte(fileJobs.createdAt, iso(sinceMs)), notRefusedTooBig))
       .get();
     return r?.n ?? 0;
   }

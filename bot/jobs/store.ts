@@ -26,6 +26,13 @@ export interface NewJob {
   readonly variant?: string;
 }
 
+/** Per-user fairness limits (USER_MAX_JOBS_IN_FLIGHT, USER_MAX_BYTES_PER_DAY). */
+export interface UserLimits {
+  readonly maxInFlight: number;
+  /** Bytes per 24 h (declared or real sizes). */
+  readonly maxBytesPerDay: number;
+}
+
 /** Budget parameters for a download claim (bytes). */
 export interface BudgetParams {
   /** Total budget (DOWNLOAD_BUDGET). */
@@ -66,6 +73,16 @@ export interface NewResult {
 export interface JobStore {
   /** INSERT the job in `accepted` unless (chat_id, file_unique_id) exists; returns the row and whether it was created. */
   accept(job: NewJob, now: number): Promise<{ job: FileJob; created: boolean }>;
+  /**
+   * Like {@link accept}, but refuses a NEW job when the user is at a per-user limit — count and
+   * INSERT in one transaction, so concurrent handlers (other chats of the same user) cannot
+   * both pass the check. An existing job is returned as in `accept`, limits not applied.
+   */
+  acceptWithinLimits(
+    job: NewJob,
+    now: number,
+    limits: UserLimits,
+  ): Promise<{ job: FileJob; created: boolean; refused?: undefined } | { refused: { limit: "in_flight"; count: number } | { limit: "bytes_per_day"; used: number } }>;
   /** A re-sent file re-arms a `failed`/`expired` job: back to `accepted` with the fresh file_id, attempts 0. */
   rearm(id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number): Promise<boolean>;
   /** Remember the chat message that shows this job's status. */

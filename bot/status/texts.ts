@@ -5,6 +5,7 @@
 import type { Facts } from "../../processors/types.ts";
 import { t, type Locale } from "../i18n/index.ts";
 import { hasMessage, i18n } from "../i18n/index.ts";
+import { sizeParts } from "../intake/format.ts";
 
 /** One-line summary of processor facts, e.g. "PDF, 3 pages, 1200 characters of text". */
 export function factsSummary(locale: Locale, facts: Facts): string {
@@ -27,8 +28,18 @@ export function localizedLabel(locale: Locale, label: string): string {
   return hasMessage(locale, key) ? i18n.t(locale, key) : label;
 }
 
-/** Localized reason text for a failed job; falls back to the code itself when no message exists. */
+/**
+ * Localized reason text for a failed job; falls back to the code itself when no message exists.
+ * Params named `<name>_bytes` become `<name>` as a localized size ("59 KB", "3.3 МБ").
+ */
 export function reasonText(locale: Locale, reason: string, params: Record<string, string | number>): string {
   const key = `reason-${reason}`;
-  return hasMessage(locale, key) ? i18n.t(locale, key, params) : reason;
+  const vars: Record<string, string | number> = {};
+  for (const [k, v] of Object.entries(params)) {
+    if (k.endsWith("_bytes") && typeof v === "number") {
+      const s = sizeParts(v);
+      vars[k.slice(0, -"_bytes".length)] = t(locale, s.key, { n: s.n });
+    } else vars[k] = v;
+  }
+  return hasMessage(locale, key) ? i18n.t(locale, key, vars) : reason;
 }

@@ -20,6 +20,7 @@ import type { Services } from "../services.ts";
 import { factsSummary, localizedLabel } from "../status/texts.ts";
 import { redactSecrets } from "../log.ts";
 import { ProcessingError, type Facts, type ProcessorResult } from "../../processors/types.ts";
+import { checkOutputSizes } from "../../processors/output-size.ts";
 import type { Finisher } from "./finisher.ts";
 import { keepLease } from "./lease-keeper.ts";
 import { generatedName, removeJobFiles, type DataPaths } from "./paths.ts";
@@ -43,6 +44,7 @@ export class ProcessStep {
     const locale = localeFor(claimed.languageCode);
     let job = claimed;
     let state: "fetched" | "processing" = claimed.status === "fetched" ? "fetched" : "processing";
+    let largestOutput = 0;
     try {
       // Both resume paths start from a verified source.
       const problem = await this.verifySource(job);
@@ -85,11 +87,9 @@ export class ProcessStep {
       );
       jlog.info({ ms: now() - started, type: result.facts.type, outputs: result.outputs.length }, "processed");
       this.services.metrics.processingSeconds.observe({ type: result.facts.type }, (now() - started) / 1000);
-      const tooBig = this.checkUpload(result);
-      if (tooBig) {
-        await this.finisher.onFailure(job, "processing", this.owner, tooBig);
-        return;
-      }
+      // Result-size check before anything is sent (seed 000: a separate step before `ready`).
+      checkOutputSizes(result.outputs, uploadLimit(config));
+      largestOutput = Math.max(0, ...result.outputs.map((o) => o.size));
       await this.storeResults(job, result);
       status.update(job, t(locale, "status-sending", { id: String(job.id) }));
       await this.services.delivery.sendResults(job, locale, controller.signal);
@@ -99,7 +99,7 @@ export class ProcessStep {
         jlog.info({ why: String(controller.signal.reason) }, "processing stopped");
         return;
       }
-      await this.finisher.onFailure(job, state, this.owner, this.classify(err));
+      await this.finisher.onFailure(job, state, this.owner, this.classify(err, largestOutput));
     } finally {
       lease.stop();
     }
@@ -145,12 +145,7 @@ export class ProcessStep {
     return true;
   }
 
-  private checkUpload(result: ProcessorResult): TryFailure | null {
-    const limit = uploadLimit(this.services.config);
-    const big = result.outputs.find((o) => o.size > limit);
-    if (!big) return null;
-    return { reason: "result_too_big", retryable: false, params: { size: mb(big.size), limit: mb(limit) }, detail: `output ${big.size} B over the ${this.services.config.mode} upload limit ${limit} B` };
-  }
+
 
   /** Move outputs from work/ into results/ under generated names and record them. */
   private async storeResults(job: FileJob, result: ProcessorResult): Promise<void> {
@@ -196,13 +191,14 @@ export class ProcessStep {
     await status.final(job, text);
   }
 
-  private classify(err: unknown): TryFailure {
+  /** Map an error of the processing step to a failure; `largestOutput` (bytes) names the size of a 413. */
+  private classify(err: unknown, largestOutput: number): TryFailure {
     if (err instanceof ProcessingError) {
       const retryable = err.reason === "processing_timeout" || err.reason === "processing_crashed";
       return { reason: err.reason, retryable, params: err.params, detail: err.message };
     }
     if (err instanceof GrammyError) {
-      if (err.error_code === 413) return { reason: "result_too_big", retryable: false, params: { size: "?", limit: mb(uploadLimit(this.services.config)) }, detail: `sendDocument: ${err.description}` };
+      if (err.error_code === 413) return { reason: "result_too_big", retryable: false, params: { size_bytes: largestOutput, limit: mb(uploadLimit(this.services.config)) }, detail: `sendDocument: ${err.description}` };
       if (err.error_code === 403 || /chat not found/i.test(err.description)) return { reason: "delivery_failed", retryable: false, detail: `sendDocument: ${err.description}` };
       return { reason: "delivery_failed", retryable: true, detail: `sendDocument: ${err.error_code} ${err.description}` };
     }

@@ -110,16 +110,16 @@ describe("mismatch and naming helpers", () => {
 
 describe("checkOutputSizes", () => {
   const out = (size: number) => ({ path: "/w/x", fileName: "x", mime: "image/jpeg", size });
-  test("passes at the limit, refuses the largest over it with MB params", () => {
-    expect(() => checkOutputSizes([out(50_000_000)], 50_000_000)).not.toThrow();
+  test("passes at the limit, refuses the largest over it (size in bytes, limit in MB)", () => {
+    expect(() => checkOutputSizes([out(52_428_800)], 52_428_800)).not.toThrow();
     let err: unknown;
     try {
-      checkOutputSizes([out(10), out(52_400_000), out(51_000_000)], 50_000_000);
+      checkOutputSizes([out(10), out(52_400_000), out(53_000_000)], 52_428_800);
     } catch (e) {
       err = e;
     }
     expect(err).toBeInstanceOf(ProcessingError);
     expect((err as ProcessingError).reason).toBe("result_too_big");
-    expect((err as ProcessingError).params).toEqual({ size: 52.4, limit: 50 });
+    expect((err as ProcessingError).params).toEqual({ size_bytes: 53_000_000, limit: 50 });
   });
 });

@@ -30,10 +30,10 @@ function format(b: FluentBundle, code: string, params: Record<string, string | n
   return text;
 }
 
-/** Params as the code passes them (processors, bot/fetch, bot/worker). */
+/** Params as the messages receive them (processors, bot/fetch, bot/worker; `*_bytes` already turned into sizes by bot/status/texts.ts). */
 const SAMPLES: Record<ReasonCode, Record<string, string | number>> = {
   too_big: { size: 25, limit: 20 },
-  size_mismatch: { size: 12.5, declared: 12 },
+  size_mismatch: { size: "59 KB", declared: "1 KB" },
   file_unavailable: {},
   file_not_readable: {},
   download_failed: {},
@@ -48,7 +48,7 @@ const SAMPLES: Record<ReasonCode, Record<string, string | number>> = {
   pdf_engine_unavailable: {},
   processing_timeout: { seconds: 120 },
   processing_crashed: {},
-  result_too_big: { size: 52.4, limit: 50 },
+  result_too_big: { size: "52.4 MB", limit: 50 },
   delivery_failed: {},
   cancelled: {},
   attempts_exhausted: {},

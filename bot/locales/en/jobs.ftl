@@ -47,6 +47,7 @@ mismatch-note = It was sent as “.{ $declared }”, but the content is: { $actu
 cmd-status-line = #{ $id } · { $name } · { $status }
 cmd-jobs-empty = No jobs yet.
 cmd-jobs-title = Your latest jobs:
+cmd-unknown = I don’t know that command. /help lists what I can do.
 cmd-not-found = Job #{ $id } was not found in this chat.
 cmd-usage = Give a job number, e.g. /{ $cmd } 12
 cmd-resend-not-ready = Job #{ $id } is “{ $status }”, there is nothing to send.

@@ -20,7 +20,7 @@ format-by-ext = { $ext ->
   }
 
 reason-too_big = The file is { $size } MB, over this bot’s { $limit } MB download limit.
-reason-size_mismatch = The downloaded file is { $size } MB, not the { $declared } MB Telegram announced. Please send it again.
+reason-size_mismatch = The downloaded file is { $size }, not the { $declared } Telegram announced. Please send it again.
 reason-file_unavailable = Telegram can’t give this file now, please send it again.
 reason-file_not_readable = The bot can’t read this file from its Bot API server. The operator can see why in the log; please try again later.
 reason-download_failed = The file could not be downloaded. Please send it again.
@@ -56,7 +56,7 @@ reason-too_many_pages = This PDF has { $pages } pages; the limit is { $limit }.
 reason-pdf_engine_unavailable = PDF processing is unavailable on this bot right now; the operator has been told. Images still work.
 reason-processing_timeout = Processing took longer than { $seconds } s and was stopped. The file may be too complex.
 reason-processing_crashed = Processing stopped unexpectedly (the file may need too much memory). Try a smaller file.
-reason-result_too_big = The result is { $size } MB, over the { $limit } MB upload limit.
+reason-result_too_big = The result is { $size }, over the { $limit } MB upload limit.
 reason-delivery_failed = Telegram refused the result; please try again later.
 reason-cancelled = Cancelled.
 reason-attempts_exhausted = The file could not be processed after several attempts.

@@ -47,6 +47,7 @@ mismatch-note = Файл прислан как «.{ $declared }», но по с�
 cmd-status-line = № { $id } · { $name } · { $status }
 cmd-jobs-empty = Задач пока нет.
 cmd-jobs-title = Ваши последние задачи:
+cmd-unknown = Такой команды нет. /help — что я умею.
 cmd-not-found = Задача № { $id } не найдена в этом чате.
 cmd-usage = Укажите номер задачи, например: /{ $cmd } 12
 cmd-resend-not-ready = Задача № { $id } сейчас в статусе «{ $status }», прислать нечего.

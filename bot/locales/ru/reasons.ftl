@@ -19,7 +19,7 @@ format-by-ext = { $ext ->
   }
 
 reason-too_big = Файл весит { $size } МБ — больше лимита загрузки этого бота ({ $limit } МБ).
-reason-size_mismatch = Скачанный файл весит { $size } МБ, а Telegram сообщил { $declared } МБ. Пришлите его ещё раз.
+reason-size_mismatch = Скачанный файл весит { $size }, а Telegram сообщил { $declared }. Пришлите его ещё раз.
 reason-file_unavailable = Telegram сейчас не отдаёт этот файл, пришлите его ещё раз.
 reason-file_not_readable = Бот не может прочитать этот файл с сервера Bot API. Причина видна оператору в журнале; попробуйте позже.
 reason-download_failed = Не удалось скачать файл. Пришлите его ещё раз.
@@ -59,7 +59,7 @@ reason-too_many_pages = В этом PDF { $pages } { $pages ->
 reason-pdf_engine_unavailable = Обработка PDF на этом боте сейчас недоступна, оператор уже знает. Изображения обрабатываются.
 reason-processing_timeout = Обработка длилась дольше { $seconds } с и была остановлена. Возможно, файл слишком сложный.
 reason-processing_crashed = Обработка неожиданно прервалась (возможно, файлу нужно слишком много памяти). Попробуйте файл поменьше.
-reason-result_too_big = Результат весит { $size } МБ — больше лимита отправки ({ $limit } МБ).
+reason-result_too_big = Результат весит { $size } — больше лимита отправки ({ $limit } МБ).
 reason-delivery_failed = Telegram не принял результат; попробуйте позже.
 reason-cancelled = Отменено.
 reason-attempts_exhausted = Файл не удалось обработать после нескольких попыток.
