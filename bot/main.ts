@@ -11,10 +11,10 @@ import { pollConflicts } from "./intake/poll-conflicts.ts";
 import { startOpsServer } from "./ops/http.ts";
 import { startWebhook } from "./intake/webhook.ts";
 import { startPolling } from "./intake/polling.ts";
-import { Api, GrammyError, type Bot } from "grammy";
+import { Api, GrammyError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Logger } from "./log.ts";
-import { pdfEngineSelfCheck } from "../processors/pdf/engine.ts";
+import { pdfSelfCheckInChild } from "../processors/isolate.ts";
 
 async function main(): Promise<number> {
   const config = loadConfigForCli("docket");
@@ -41,7 +41,7 @@ async function main(): Promise<number> {
   bot.botInfo = me;
   log.info({ bot: bot.botInfo.username, mode: config.mode, data_dir: config.dataDir, pid: process.pid }, "docket starting");
   // BR-11: find out now, not per job, whether pdf.js can load; PDFs then fail with pdf_engine_unavailable.
-  const pdf = await pdfEngineSelfCheck();
+  const pdf = await pdfSelfCheckInChild();
   if (pdf.ok) log.info({ version: pdf.version, ms: pdf.ms }, "pdf engine self-check passed");
   else log.error({ missing: pdf.missing }, "pdf engine self-check FAILED: PDFs will fail with pdf_engine_unavailable; run `bun install`");
 

@@ -5,12 +5,16 @@
  * {@link ChildReply} to the request's `resultPath` (write + rename), then exits 0.
  * No result file means the child died: the parent maps that to `processing_crashed`.
  *
+ * `bun processors/child.ts --self-check` instead prints the pdf.js self-check as JSON
+ * (the bot runs it at start-up in a child, so pdf.js never loads into the bot process).
+ *
  * Test-only fault switch: env `DOCKET_CHILD_FAULT` = `hang` | `allocate` | `exit` | `abort`
  * makes the child hang forever, allocate memory until killed, exit 3 without a result,
  * or abort (SIGABRT). runIsolated sets it only when its `testFault` option is given.
  */
 import { rename } from "node:fs/promises";
 import { processFile } from "./process-file.ts";
+import { pdfEngineSelfCheck } from "./pdf/engine.ts";
 import { ProcessingError, type ProcessorOptions, type ProcessorResult } from "./types.ts";
 
 /** What the parent sends (argv[2], JSON). */
@@ -74,4 +78,8 @@ async function main(): Promise<void> {
   process.exit(0);
 }
 
+if (process.argv[2] === "--self-check") {
+  console.log(JSON.stringify(await pdfEngineSelfCheck()));
+  process.exit(0);
+}
 await main();

@@ -13,6 +13,7 @@ import { readFile, rm } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ChildFault, ChildReply, ChildRequest } from "./child.ts";
+import type { PdfSelfCheck } from "./pdf/engine.ts";
 import { isReasonCode } from "../bot/jobs/reasons.ts";
 import { ProcessingError, type ProcessorOptions, type ProcessorResult } from "./types.ts";
 
@@ -164,4 +165,19 @@ export async function runIsolated(inputPath: string, options: ProcessorOptions, 
   if ("crash" in reply) throw new ProcessingError("processing_crashed", {}, `processor threw: ${reply.detail}`);
   if (!isReasonCode(reply.reason)) throw new ProcessingError("processing_crashed", {}, `unknown reason from child: ${reply.reason}`);
   throw new ProcessingError(reply.reason, reply.params, reply.detail);
+}
+
+/**
+ * The pdf.js start-up self-check (processors/pdf/engine.ts, field case BR-11) run in a child
+ * process, so the long-lived bot process never loads pdf.js (≈ 50 MB RSS, 0.2 s).
+ * Resolves `{ ok: false, missing }` when the child fails or does not answer within `timeoutMs`.
+ */
+export async function pdfSelfCheckInChild(timeoutMs = 30_000): Promise<PdfSelfCheck> {
+  const child = Bun.spawn([process.execPath, CHILD_SCRIPT, "--self-check"], { stdin: "ignore", stdout: "pipe", stderr: "pipe", timeout: timeoutMs });
+  const [out, err] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text(), child.exited]);
+  try {
+    return JSON.parse(out.trim().split("\n").pop() ?? "") as PdfSelfCheck;
+  } catch {
+    return { ok: false, missing: `self-check child gave no answer (exit ${child.exitCode ?? child.signalCode}): ${err.trim().slice(-500)}` };
+  }
 }

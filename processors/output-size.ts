@@ -2,12 +2,9 @@
  * Result-upload limit check (DESIGN.md data path: "results/ → upload-size check → send";
  * "limits are named settings": the result-upload limit is per mode, cloud or local).
  */
+import { mb } from "../bot/intake/format.ts";
 import { ProcessingError, type ProcessorOutput } from "./types.ts";
 
-/** Bytes → MB (2^20, as the config's limits) with one decimal, as shown in chat messages. */
-export function toMb(bytes: number): number {
-  return Math.round((bytes / 2 ** 20) * 10) / 10;
-}
 
 /**
  * Throw when any output is larger than the result-upload limit. Call before `ready`.
@@ -21,7 +18,7 @@ export function checkOutputSizes(outputs: readonly ProcessorOutput[], limitBytes
   if (largest && largest.size > limitBytes) {
     throw new ProcessingError(
       "result_too_big",
-      { size_bytes: largest.size, limit: toMb(limitBytes) },
+      { size_bytes: largest.size, limit: mb(limitBytes) },
       `output ${largest.path} is ${largest.size} bytes, result-upload limit ${limitBytes}`,
     );
   }

@@ -59,8 +59,7 @@ try {
     row(`claimDownload budget sum over ${QUEUED + HISTORY} rows${note}`, await mean(() => db.sqlite.query(sumSql).get(1)));
     row(`intake bytesSince (fairness) over ${QUEUED + HISTORY} rows${note}`, await mean(() => db.sqlite.query(bytesSql).get(100_001, since)));
   };
-  row(`drizzle \`store.findByFile\` (unique index)`, await mean(() => store.findByFile(100_001, "AgADmissing", "default")));
-  row(`drizzle \`store.countInFlight\``, await mean(() => store.countInFlight(100_001)));
+  row(`drizzle \`store.listByChat\` (10 rows, index (chat_id, id))`, await mean(() => store.listByChat(100_001, 10)));
   await timeAll(", schema as is");
   db.sqlite.exec("CREATE INDEX bench_status_id ON file_jobs (status, id)");
   db.sqlite.exec("CREATE INDEX bench_user_created ON file_jobs (user_id, created_at)");

@@ -9,6 +9,7 @@ import { localeFor } from "../i18n/index.ts";
 import type { FileJob } from "../db/schema.ts";
 import type { Services } from "../services.ts";
 import { displayName } from "./format.ts";
+import { isActive } from "../jobs/states.ts";
 
 /** Parse the job number argument of a command (`/status 12`, `/status #12`). */
 export function jobNumber(arg: string | undefined): number | null {
@@ -72,7 +73,7 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
   c.command("delete", async (ctx) => {
     const job = await target(ctx, "delete");
     if (!job) return;
-    if (job.status === "accepted" || job.status === "fetched" || job.status === "processing") await services.cancel(job.id);
+    if (isActive(job.status)) await services.cancel(job.id);
     await erase((await store.get(job.id)) ?? job);
     say(ctx, ctx.t("cmd-deleted", { id: String(job.id) }));
   });

@@ -93,14 +93,14 @@ export function fileIntake(services: Services): Composer<DocketContext> {
       services.wake();
       return;
     }
-    await answerExisting(ctx, services, job, input, now);
+    await answerExisting(ctx, services, job, input, now, tooBig);
   });
 
   return c;
 }
 
-async function answerExisting(ctx: DocketContext, services: Services, job: FileJob, input: NewJob, now: number): Promise<void> {
-  const { store, log, config } = services;
+async function answerExisting(ctx: DocketContext, services: Services, job: FileJob, input: NewJob, now: number, tooBig: boolean): Promise<void> {
+  const { store, log } = services;
   const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
   const sameUpdate = job.updateId === input.updateId;
   // A re-sent file may run again when the old try ended for a reason a new try can fix.
@@ -108,7 +108,6 @@ async function answerExisting(ctx: DocketContext, services: Services, job: FileJ
     !sameUpdate &&
     (job.status === "expired" || (job.status === "failed" && job.reason !== null && RETRY_ON_RESEND.has(job.reason)));
   if (rearmable) {
-    const tooBig = input.declaredSize !== null && input.declaredSize > downloadLimit(config);
     if (!tooBig && (await store.rearm(job.id, job.status as "failed" | "expired", { fileId: input.fileId, updateId: input.updateId, messageId: input.messageId, languageCode: input.languageCode }, now))) {
       const fresh = (await store.get(job.id)) ?? job;
       jlog.info("re-sent file re-armed the job");

@@ -9,6 +9,7 @@ import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { FileJob } from "../db/schema.ts";
 import { isLongDead } from "../jobs/lease.ts";
+import { JOB_STATES, isActive } from "../jobs/states.ts";
 import type { JobStore } from "../jobs/store.ts";
 import type { Logger } from "../log.ts";
 import { jobIdOf, removeJobFiles, type DataPaths } from "../worker/paths.ts";
@@ -66,12 +67,12 @@ export class Janitor {
       }
     }
 
-    const all = await this.store.listByState(["accepted", "fetched", "processing", "ready", "failed", "expired"]);
+    const all = await this.store.listByState(JOB_STATES);
     const byId = new Map(all.map((j) => [j.id, j]));
     let reservationsReleased = 0;
     let deadLeases = 0;
     for (const job of all) {
-      const final = job.status === "ready" || job.status === "failed" || job.status === "expired";
+      const final = !isActive(job.status);
       if (final && job.reservedBytes > 0) {
         await removeJobFiles(this.paths.downloads, job.id);
         await removeJobFiles(this.paths.work, job.id);
@@ -118,7 +119,7 @@ export class Janitor {
         }
       }
     };
-    const active = (j: FileJob) => j.status === "accepted" || j.status === "fetched" || j.status === "processing";
+    const active = (j: FileJob) => isActive(j.status);
     await sweep(this.paths.downloads, active);
     await sweep(this.paths.work, active);
     await sweep(this.paths.results, (j) => j.status === "ready" || j.status === "processing");

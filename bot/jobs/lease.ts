@@ -31,14 +31,17 @@ export function leaseDeadline(now: number, ttlMs: number): string {
   return iso(now + ttlMs);
 }
 
-/** When the holder should renew: once a third of the TTL is left, so one missed beat is survivable. */
+/**
+ * When the holder should renew: once a third of the TTL has passed (two thirds still left),
+ * so a renewal can be late or lost once and the lease still holds.
+ */
 export function renewAt(leaseUntil: string, ttlMs: number): number {
-  return ms(leaseUntil) - Math.floor(ttlMs / 3);
+  return ms(leaseUntil) - ttlMs + Math.max(50, Math.floor(ttlMs / 3));
 }
 
-/** Whether `owner` still holds a live lease at `now`. */
-export function holdsLease(job: LeaseFields, owner: string, now: number): boolean {
-  return job.leaseOwner === owner && ms(job.leaseUntil) > now;
+/** Whether anyone holds a live lease on the job at `now`. */
+export function isLeased(job: Pick<LeaseFields, "leaseUntil">, now: number): boolean {
+  return ms(job.leaseUntil) > now;
 }
 
 /**

@@ -7,6 +7,7 @@ import type { DocketDb } from "../db/open.ts";
 import { chatSettings, fileJobs, jobResults, type FileJob, type JobResult, type JobState } from "../db/schema.ts";
 import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
+import { ACTIVE_STATES, canTransition, isActive, poolFor } from "./states.ts";
 import type { ReasonCode } from "./reasons.ts";
 import type { BudgetParams, JobStore, NewJob, NewResult, TransitionPatch, UserLimits } from "./store.ts";
 
@@ -18,6 +19,13 @@ const claimableAt = (nowIso: string) =>
 
 /** Files refused as too big were never downloaded: they do not count toward bytes per day. */
 const notRefusedTooBig = or(isNull(fileJobs.reason), ne(fileJobs.reason, "too_big"));
+
+/** The idempotency key of a job: (chat_id, file_unique_id, variant). */
+const sameFile = (job: Pick<NewJob, "chatId" | "fileUniqueId" | "variant">) =>
+  and(eq(fileJobs.chatId, job.chatId), eq(fileJobs.fileUniqueId, job.fileUniqueId), eq(fileJobs.variant, job.variant ?? "default"));
+
+/** States the processing pool works on (bot/jobs/states.ts). */
+const PROCESS_STATES = ACTIVE_STATES.filter((s) => poolFor(s) === "process");
 
 /** {@link JobStore} over one SQLite database. */
 export class SqliteJobStore implements JobStore {
@@ -33,11 +41,7 @@ export class SqliteJobStore implements JobStore {
       .returning()
       .all();
     if (inserted[0]) return { job: inserted[0], created: true };
-    const existing = this.db
-      .select()
-      .from(fileJobs)
-      .where(and(eq(fileJobs.chatId, job.chatId), eq(fileJobs.fileUniqueId, job.fileUniqueId), eq(fileJobs.variant, job.variant ?? "default")))
-      .get();
+    const existing = this.db.select().from(fileJobs).where(sameFile(job)).get();
     if (!existing) throw new Error("accept: conflict without an existing row");
     return { job: existing, created: false };
   }
@@ -45,17 +49,13 @@ export class SqliteJobStore implements JobStore {
   async acceptWithinLimits(job: NewJob, now: number, limits: UserLimits) {
     return this.db.transaction(
       (tx) => {
-        const existing = tx
-          .select()
-          .from(fileJobs)
-          .where(and(eq(fileJobs.chatId, job.chatId), eq(fileJobs.fileUniqueId, job.fileUniqueId), eq(fileJobs.variant, job.variant ?? "default")))
-          .get();
+        const existing = tx.select().from(fileJobs).where(sameFile(job)).get();
         if (existing) return { job: existing, created: false };
         const inFlight =
           tx
             .select({ n: sql<number>`count(*)` })
             .from(fileJobs)
-            .where(and(eq(fileJobs.userId, job.userId), inArray(fileJobs.status, ["accepted", "fetched", "processing"])))
+            .where(and(eq(fileJobs.userId, job.userId), inArray(fileJobs.status, [...ACTIVE_STATES])))
             .get()?.n ?? 0;
         if (inFlight >= limits.maxInFlight) return { refused: { limit: "in_flight" as const, count: inFlight } };
         const used =
@@ -113,13 +113,6 @@ export class SqliteJobStore implements JobStore {
     return this.db.select().from(fileJobs).where(eq(fileJobs.id, id)).get();
   }
 
-  async findByFile(chatId: number, fileUniqueId: string, variant: string): Promise<FileJob | undefined> {
-    return this.db
-      .select()
-      .from(fileJobs)
-      .where(and(eq(fileJobs.chatId, chatId), eq(fileJobs.fileUniqueId, fileUniqueId), eq(fileJobs.variant, variant)))
-      .get();
-  }
 
   async getSettings(chatId: number): Promise<{ pdfAction: string }> {
     const row = this.db.select().from(chatSettings).where(eq(chatSettings.chatId, chatId)).get();
@@ -138,23 +131,7 @@ export class SqliteJobStore implements JobStore {
     return this.db.select().from(fileJobs).where(eq(fileJobs.chatId, chatId)).orderBy(desc(fileJobs.id)).limit(limit).all();
   }
 
-  async countInFlight(userId: number): Promise<number> {
-    const r = this.db
-      .select({ n: sql<number>`count(*)` })
-      .from(fileJobs)
-      .where(and(eq(fileJobs.userId, userId), inArray(fileJobs.status, ["accepted", "fetched", "processing"])))
-      .get();
-    return r?.n ?? 0;
-  }
 
-  async bytesSince(userId: number, sinceMs: number): Promise<number> {
-    const r = this.db
-      .select({ n: sql<number>`coalesce(sum(coalesce(${fileJobs.realSize}, ${fileJobs.declaredSize}, 0)), 0)` })
-      .from(fileJobs)
-      .where(and(eq(fileJobs.userId, userId), gte(fileJobs.createdAt, iso(sinceMs)), notRefusedTooBig))
-      .get();
-    return r?.n ?? 0;
-  }
 
   async findReadyBySha(chatId: number, sha256: string, variant: string, now: number, excludeId: number): Promise<FileJob | undefined> {
     return this.db
@@ -219,7 +196,7 @@ export class SqliteJobStore implements JobStore {
         const head = tx
           .select({ id: fileJobs.id, status: fileJobs.status })
           .from(fileJobs)
-          .where(and(inArray(fileJobs.status, ["fetched", "processing"]), claimableAt(nowIso)))
+          .where(and(inArray(fileJobs.status, PROCESS_STATES), claimableAt(nowIso)))
           .orderBy(asc(fileJobs.id))
           .limit(1)
           .get();
@@ -240,15 +217,16 @@ export class SqliteJobStore implements JobStore {
     const r = this.db
       .update(fileJobs)
       .set({ leaseUntil: leaseDeadline(now, leaseTtlMs) })
-      .where(and(eq(fileJobs.id, id), eq(fileJobs.leaseOwner, owner), inArray(fileJobs.status, ["accepted", "fetched", "processing"])))
+      .where(and(eq(fileJobs.id, id), eq(fileJobs.leaseOwner, owner), inArray(fileJobs.status, [...ACTIVE_STATES])))
       .returning({ id: fileJobs.id })
       .all();
     return r.length > 0;
   }
 
   async transition(id: number, from: JobState, to: JobState, owner: string, now: number, patch: TransitionPatch = {}): Promise<boolean> {
+    if (!canTransition(from, to)) throw new Error(`illegal transition ${from} → ${to} (job ${id})`);
     const { keepLease, resetAttempts, ...fields } = patch;
-    const final = to === "ready" || to === "failed" || to === "expired";
+    const final = !isActive(to);
     const r = this.db
       .update(fileJobs)
       .set({

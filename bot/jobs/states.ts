@@ -11,8 +11,6 @@ export const ACTIVE_STATES = ["accepted", "fetched", "processing"] as const sati
 /** One of {@link ACTIVE_STATES}. */
 export type ActiveState = (typeof ACTIVE_STATES)[number];
 
-/** Exits: the path ended otherwise (`failed`, `expired`) or reached the goal (`ready`). */
-export const FINAL_STATES = ["ready", "failed", "expired"] as const satisfies readonly JobState[];
 
 /** Allowed forward moves. `failed`/`expired` may be re-armed to `accepted` only by a re-sent file. */
 const NEXT: Readonly<Record<JobState, readonly JobState[]>> = {

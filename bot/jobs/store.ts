@@ -88,18 +88,12 @@ export interface JobStore {
   /** Remember the chat message that shows this job's status. */
   setStatusMessage(id: number, messageId: number): Promise<void>;
   get(id: number): Promise<FileJob | undefined>;
-  /** The job of this file in this chat with this variant, if any (the idempotency key). */
-  findByFile(chatId: number, fileUniqueId: string, variant: string): Promise<FileJob | undefined>;
   /** The chat's /settings (defaults when never set). */
   getSettings(chatId: number): Promise<{ pdfAction: string }>;
   /** Store the chat's /settings. */
   setSettings(chatId: number, settings: { pdfAction: string }, now: number): Promise<void>;
   /** The chat's jobs, newest first. */
   listByChat(chatId: number, limit: number): Promise<FileJob[]>;
-  /** Jobs of a user not yet final (fairness: jobs in flight). */
-  countInFlight(userId: number): Promise<number>;
-  /** Declared bytes a user submitted since `sinceMs` (fairness: bytes per day). */
-  bytesSince(userId: number, sinceMs: number): Promise<number>;
   /** Live `ready` job of this chat whose source had this SHA-256 and the same variant (re-use without processing). */
   findReadyBySha(chatId: number, sha256: string, variant: string, now: number, excludeId: number): Promise<FileJob | undefined>;
   /**

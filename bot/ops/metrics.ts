@@ -5,6 +5,7 @@
  */
 import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import type { JobStore } from "../jobs/store.ts";
+import { JOB_STATES } from "../jobs/states.ts";
 
 /** docket's metrics and their registry. */
 export interface Metrics {
@@ -20,6 +21,8 @@ export interface Metrics {
 /** Create the registry; `store` feeds the gauges on every scrape. */
 export function createMetrics(store: JobStore, budgetTotal: number): Metrics {
   const registry = new Registry();
+  // Set by docket_jobs's collect (registered after it, so it is serialized after the update): one count query per scrape.
+  const queueDepth = new Gauge({ name: "docket_queue_depth", help: "Jobs waiting for a worker (accepted + fetched)", registers: [] });
   new Gauge({
     name: "docket_jobs",
     help: "Jobs by state",
@@ -28,18 +31,11 @@ export function createMetrics(store: JobStore, budgetTotal: number): Metrics {
     async collect() {
       this.reset();
       const counts = await store.countByState();
-      for (const s of ["accepted", "fetched", "processing", "ready", "failed", "expired"]) this.set({ state: s }, counts[s] ?? 0);
+      for (const s of JOB_STATES) this.set({ state: s }, counts[s] ?? 0);
+      queueDepth.set((counts.accepted ?? 0) + (counts.fetched ?? 0));
     },
   });
-  new Gauge({
-    name: "docket_queue_depth",
-    help: "Jobs waiting for a worker (accepted + fetched)",
-    registers: [registry],
-    async collect() {
-      const c = await store.countByState();
-      this.set((c.accepted ?? 0) + (c.fetched ?? 0));
-    },
-  });
+  registry.registerMetric(queueDepth);
   new Gauge({
     name: "docket_budget_in_use_bytes",
     help: "Bytes reserved from the download budget",

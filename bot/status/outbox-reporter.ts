@@ -15,8 +15,6 @@ import type { LiveStream, Outbox } from "../outbox/index.ts";
 import type { StatusReporter } from "./reporter.ts";
 
 interface Entry {
-  /** Resolves with the status message id (null when none could be sent). */
-  readonly messageId: Promise<number | null>;
   stream: LiveStream | null;
   latest: string | null;
   /** Resolves once the stream exists. */
@@ -80,7 +78,7 @@ export class OutboxStatusReporter implements StatusReporter {
   }
 
   private entry(job: FileJob, messageId: Promise<number | null>): Entry {
-    const e: Entry = { messageId, stream: null, latest: null, ready: Promise.resolve() };
+    const e: Entry = { stream: null, latest: null, ready: Promise.resolve() };
     e.ready = messageId.then((id) => {
       e.stream = this.outbox.stream(this.api, job.chatId, id !== null ? { typing: false, adopt: [id] } : { typing: false, replyTo: job.messageId });
       if (e.latest !== null) e.stream.update([{ text: e.latest }]);

@@ -32,7 +32,7 @@ export class DownloadStep {
   async run(job: FileJob, controller: AbortController): Promise<void> {
     const { store, config, log, now, status } = this.services;
     const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
-    const lease = keepLease(store, job.id, this.owner, config.leaseTtlMs, now, controller, log);
+    const lease = keepLease(store, job.id, this.owner, job.leaseUntil!, config.leaseTtlMs, now, controller, log);
     const locale = localeFor(job.languageCode);
     try {
       // Resume rule: whatever a previous try left in downloads/ is not trusted.

@@ -16,6 +16,8 @@ import type { DataPaths } from "./paths.ts";
 import type { ProcessRunner } from "./types.ts";
 import { Finisher } from "./finisher.ts";
 import { localeFor, t } from "../i18n/index.ts";
+import { isLeased } from "../jobs/lease.ts";
+import { isActive } from "../jobs/states.ts";
 
 /** Engine dependencies. */
 export interface EngineDeps {
@@ -40,7 +42,7 @@ export class Engine {
   private readonly inFlight = new Map<number, AbortController>();
   private readonly download: DownloadStep;
   private readonly process: ProcessStep;
-  readonly finisher: Finisher;
+  private readonly finisher: Finisher;
 
   /** @param deps see {@link EngineDeps} */
   constructor(private readonly deps: EngineDeps) {
@@ -95,7 +97,7 @@ export class Engine {
     for (let i = 0; i < 5; i++) {
       const job = await store.get(jobId);
       if (!job) return "missing";
-      if (job.status !== "accepted" && job.status !== "fetched" && job.status !== "processing") return "final";
+      if (!isActive(job.status)) return "final";
       const ok = await store.fail(jobId, job.status, null, "cancelled", {}, "cancelled by the user", this.deps.services.now());
       if (ok) {
         this.inFlight.get(jobId)?.abort(new Error("cancelled"));
@@ -111,7 +113,7 @@ export class Engine {
   /** Tell waiting jobs (`accepted` without a lease) their position in the download queue when it changed. */
   async refreshPositions(): Promise<void> {
     const { store, status, now } = this.deps.services;
-    const waiting = (await store.listByState(["accepted"])).filter((j) => j.leaseOwner === null || (j.leaseUntil !== null && Date.parse(j.leaseUntil) <= now()));
+    const waiting = (await store.listByState(["accepted"])).filter((j) => !isLeased(j, now()));
     const seen = new Set<number>();
     for (const [i, job] of waiting.entries()) {
       seen.add(job.id);

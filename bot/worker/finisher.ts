@@ -36,7 +36,7 @@ export class Finisher {
       }
       return ok ? "retry" : "lost";
     }
-    const reason = failure.retryable && job.attempts >= config.maxAttempts && failure.reason === "download_failed" ? "download_failed" : decision.reason;
+    const reason = decision.reason;
     const ok = await store.fail(job.id, state, owner, reason, decision.params, failure.detail, now());
     if (!ok) return "lost";
     jlog.warn({ reason, attempts: job.attempts, detail: failure.detail }, "job failed");

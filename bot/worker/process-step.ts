@@ -14,6 +14,7 @@ import { sha256File } from "../fetch/hash-copy.ts";
 import { localeFor, t } from "../i18n/index.ts";
 import { mb, utcMinute } from "../intake/format.ts";
 import { iso } from "../jobs/lease.ts";
+import { resumeStep } from "../jobs/states.ts";
 import type { TryFailure } from "../jobs/retry.ts";
 import { isReasonCode } from "../jobs/reasons.ts";
 import type { Services } from "../services.ts";
@@ -40,7 +41,7 @@ export class ProcessStep {
   async run(claimed: FileJob, controller: AbortController): Promise<void> {
     const { store, config, log, now, status } = this.services;
     const jlog = log.child({ job: claimed.id, file_unique_id: claimed.fileUniqueId });
-    const lease = keepLease(store, claimed.id, this.owner, config.leaseTtlMs, now, controller, log);
+    const lease = keepLease(store, claimed.id, this.owner, claimed.leaseUntil!, config.leaseTtlMs, now, controller, log);
     const locale = localeFor(claimed.languageCode);
     let job = claimed;
     let state: "fetched" | "processing" = claimed.status === "fetched" ? "fetched" : "processing";
@@ -52,14 +53,15 @@ export class ProcessStep {
         await this.finisher.onFailure(job, state, this.owner, problem);
         return;
       }
-      if (state === "fetched") {
+      // Resume rule by state (seed 000): `fetched` → verified above, may be reused, then processed;
+      // `processing` → intermediates are invalid, redo from the source.
+      if (resumeStep(state) === "verify") {
         const reused = await this.tryReuse(job);
         if (reused) return;
         if (!(await store.transition(job.id, "fetched", "processing", this.owner, now(), { keepLease: true }))) return;
         state = "processing";
         job = { ...job, status: "processing" };
       }
-      // Resume rule for `processing`: intermediates are invalid, redo from the source.
       await removeJobFiles(this.paths.work, job.id);
       const workDir = join(this.paths.work, generatedName(job.id));
       await mkdir(workDir, { recursive: true, mode: 0o750 });

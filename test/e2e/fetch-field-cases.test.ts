@@ -3,11 +3,10 @@
  * (shared/docs/field-cases.md BR-01..BR-04), end to end against the emulator.
  * Processing is a copying runner here: these tests are about the download path.
  */
-import { writeFileSync } from "node:fs";
-import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { startStack, type Stack } from "../support/stack.ts";
 import { copyRunner } from "../support/copy-runner.ts";
+import { sparseFile } from "../support/files.ts";
 
 let stack: Stack | null = null;
 afterEach(async () => {
@@ -32,10 +31,8 @@ describe("BR-01 cloud getFile 20 MB limit", () => {
   test("size missing: the 400 'file is too big' from getFile gives the same outcome, once", async () => {
     stack = await startStack({ runner: copyRunner(), env: { DOWNLOAD_LIMIT_CLOUD: "40MB" } });
     const u = stack.em.user({ language_code: "en" });
-    // a sparse 25 MiB file on disk, declared without a size
-    const big = join(stack.dir, "big.bin");
-    writeFileSync(big, "");
-    Bun.spawnSync(["truncate", "-s", String(25 << 20), big]);
+    // declared without a size
+    const big = sparseFile(stack.dir, 25 << 20);
     const sent = await u.sendDocument({ path: big, file_name: "big.pdf", file_size: null });
     const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect([job.status, job.reason]).toEqual(["failed", "too_big"]);
@@ -45,9 +42,7 @@ describe("BR-01 cloud getFile 20 MB limit", () => {
   test("local mode: the same 25 MB file is accepted and ends ready", async () => {
     stack = await startStack({ runner: copyRunner(), emulator: { mode: "local" } });
     const u = stack.em.user({ language_code: "en" });
-    const big = join(stack.dir, "big.bin");
-    writeFileSync(big, "");
-    Bun.spawnSync(["truncate", "-s", String(25 << 20), big]);
+    const big = sparseFile(stack.dir, 25 << 20);
     const sent = await u.sendDocument({ path: big, file_name: "big.pdf" });
     const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");

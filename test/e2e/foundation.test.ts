@@ -31,8 +31,9 @@ describe("a document goes from a chat to a processed result", () => {
     expect(job.resultExpiresAt).not.toBeNull();
     expect(job.localPath).not.toBeNull();
     const results = await stack.app.services.store.results(job.id);
-    expect(results.length).toBeGreaterThan(0);
-    for (const r of results) expect(stack.em.uploaded(r.telegramFileId!)).toBeDefined();
+    // text and a page-1 preview; what Telegram received is byte for byte the stored result
+    expect(results.map((r) => [r.fileName, r.mime])).toEqual([["Contract.txt", "text/plain; charset=utf-8"], ["Contract-page1.jpg", "image/jpeg"]]);
+    for (const r of results) expect(stack.em.uploaded(r.telegramFileId!)).toEqual(new Uint8Array(await Bun.file(r.path).arrayBuffer()));
     const msgs = await alice.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)), 10_000);
     const status = msgs.find((x) => x.text?.startsWith(`Done, job #${job.id}`))!;
     // "Done" is said only after `ready` is committed and the source deleted (database first, then files)

@@ -11,7 +11,7 @@
  * never delivers one), update kinds other than message/callback_query (stickers, edited
  * messages, channel posts, my_chat_member).
  */
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { describe, expect, test } from "vitest";
@@ -19,6 +19,7 @@ import type { ProcessRunner } from "../../bot/worker/types.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
 import type { ChatMessage, ChatUser, SentUpdate } from "../emulator/index.ts";
 import { copyRunner } from "../support/copy-runner.ts";
+import { sparseFile } from "../support/files.ts";
 import { startStack, type Stack, type StackOptions } from "../support/stack.ts";
 
 let seq = 0;
@@ -184,9 +185,7 @@ describe.concurrent("lying and edge sizes, mislabeled content", () => {
   test("declared size exactly at the 20 MiB cloud limit: accepted and ready (the limit is inclusive)", async () => {
     await withStack({ runner: copyRunner() }, async (s) => {
       const u = s.em.user({ language_code: "en" });
-      const big = join(s.dir, "edge.bin");
-      writeFileSync(big, "");
-      Bun.spawnSync(["truncate", "-s", String(20 << 20), big]);
+      const big = sparseFile(s.dir, 20 << 20, "edge.bin");
       const sent = await u.sendDocument({ path: big, file_name: "edge.pdf" });
       const job = await ended(s, u, sent.message_id);
       expect([job.status, job.realSize]).toEqual(["ready", 20 << 20]);

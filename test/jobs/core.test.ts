@@ -1,7 +1,7 @@
 /** Pure core of the job engine: transitions, resume steps, lease rules, budget, retry (fake clock, ms per test). */
 import { describe, expect, test } from "vitest";
 import { fits, refinedReservation, reservationFor } from "../../bot/jobs/budget.ts";
-import { holdsLease, isClaimable, isLongDead, iso, leaseDeadline, renewAt } from "../../bot/jobs/lease.ts";
+import { isClaimable, isLeased, isLongDead, iso, leaseDeadline, renewAt } from "../../bot/jobs/lease.ts";
 import { backoffMs, decideAfterFailure } from "../../bot/jobs/retry.ts";
 import { canTransition, isActive, poolFor, resumeStep } from "../../bot/jobs/states.ts";
 
@@ -42,17 +42,18 @@ describe("lease rules", () => {
     const held = { ...free, leaseOwner: "w1", leaseUntil: leaseDeadline(T0, 60_000) };
     expect(isClaimable(held, T0 + 59_999)).toBe(false);
     expect(isClaimable(held, T0 + 60_000)).toBe(true);
-    expect(holdsLease(held, "w1", T0 + 1000)).toBe(true);
-    expect(holdsLease(held, "w2", T0 + 1000)).toBe(false);
-    expect(holdsLease(held, "w1", T0 + 60_001)).toBe(false);
+    expect(isLeased(held, T0 + 59_999)).toBe(true);
+    expect(isLeased(held, T0 + 60_000)).toBe(false);
+    expect(isLeased(free, T0)).toBe(false);
   });
   test("backoff (not_before) blocks until it passes", () => {
     const waiting = { ...free, notBefore: iso(T0 + 2000) };
     expect(isClaimable(waiting, T0 + 1999)).toBe(false);
     expect(isClaimable(waiting, T0 + 2000)).toBe(true);
   });
-  test("renewal is due with a third of the TTL left", () => {
-    expect(renewAt(leaseDeadline(T0, 60_000), 60_000)).toBe(T0 + 40_000);
+  test("renewal is due once a third of the TTL has passed", () => {
+    expect(renewAt(leaseDeadline(T0, 60_000), 60_000)).toBe(T0 + 20_000);
+    expect(renewAt(leaseDeadline(T0, 90), 90)).toBe(T0 + 50); // never a busy loop on tiny TTLs
   });
   test("long-dead leases are those expired by more than the grace", () => {
     const held = { ...free, leaseUntil: iso(T0) };

@@ -14,7 +14,7 @@
 import { mkdtempSync, readdirSync, rmSync, statSync } from "node:fs";
 import { Database } from "bun:sqlite";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import sharp from "sharp";
 import { expect, test } from "vitest";
 import { makePdf } from "../../scripts/samples/index.ts";

@@ -5,19 +5,13 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Api, Bot, type Context } from "grammy";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { Outbox, outboxMiddleware, StreamFailedError, type OutboxEvent, type OutboxFlavor } from "../../bot/outbox/index.ts";
-import { startEmulator, type Emulator } from "../emulator/index.ts";
+import type { Emulator } from "../emulator/index.ts";
+import { sleep, useEmulator } from "./core-helpers.ts";
 
 let em: Emulator;
-beforeAll(async () => {
-  em = await startEmulator();
-});
-afterAll(async () => {
-  await em?.close();
-});
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+useEmulator((e) => (em = e));
 const NOT_MODIFIED =
   "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
 

@@ -4,19 +4,13 @@
  * shrinking chunk lists. Expect zero 429, the final state in every chat, no orphan tails.
  */
 import { Api } from "grammy";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { Outbox, type LiveStream } from "../../bot/outbox/index.ts";
-import { startEmulator, type ChatUser, type Emulator, type Group } from "../emulator/index.ts";
+import type { ChatUser, Emulator, Group } from "../emulator/index.ts";
+import { sleep, useEmulator } from "./core-helpers.ts";
 
 let em: Emulator;
-beforeAll(async () => {
-  em = await startEmulator();
-});
-afterAll(async () => {
-  await em?.close();
-});
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+useEmulator((e) => (em = e));
 
 /** Desired chunks of the answer stream at update i: 1 chunk, then 3, then shrinking to 2. */
 function answer(i: number): string[] {

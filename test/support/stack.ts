@@ -73,7 +73,6 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const app = await createApp({ config, log, ...(opts.runner ? { runner: opts.runner } : {}) });
   app.bot.api.config.use(pollConflicts({ log, deleteWebhook: true, backoffMs: 200 }));
   await app.bot.init();
-  if (opts.beforeStart) await Bun.sleep(0);
   let runner: RunnerHandle | null = null;
   if (!opts.noPolling) runner = startPolling(app.bot, app.services.log, { runner: { fetch: { timeout: 1 }, silent: true } });
   app.engine.start();
@@ -103,14 +102,10 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
       }
     },
     async stop(stopOpts = {}) {
-      const t0 = Date.now();
       if (runner?.isRunning()) await Promise.race([runner.stop(), Bun.sleep(2000)]);
-      const t1 = Date.now();
       await app.close(2000);
-      const t2 = Date.now();
       if (stopOpts.keep) return;
       await em.close();
-      if (process.env.STACK_DEBUG) console.log(`stop: runner ${t1 - t0} ms, app ${t2 - t1} ms, emulator ${Date.now() - t2} ms`);
       rmSync(dir, { recursive: true, force: true });
     },
   };
