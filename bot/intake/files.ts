@@ -82,7 +82,9 @@ export function fileIntake(services: Services): Composer<DocketContext> {
 
     if (created && tooBig) {
       const params = { size: mb(input.declaredSize ?? 0), limit: mb(limit) };
-      await store.fail(job.id, "accepted", null, "too_big", params, `declared ${input.declaredSize} B over the ${config.mode} download limit ${limit} B`, now);
+      if (await store.fail(job.id, "accepted", null, "too_big", params, `declared ${input.declaredSize} B over the ${config.mode} download limit ${limit} B`, now)) {
+        services.metrics.jobsEnded.inc({ status: "failed", reason: "too_big" });
+      }
       jlog.info({ declared_size: input.declaredSize, limit }, "refused at intake: declared size over the download limit");
       announce(services, job, ctx.t("intake-too-big", { id: String(job.id), ...params }));
       return;

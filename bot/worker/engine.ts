@@ -100,6 +100,7 @@ export class Engine {
       if (!isActive(job.status)) return "final";
       const ok = await store.fail(jobId, job.status, null, "cancelled", {}, "cancelled by the user", this.deps.services.now());
       if (ok) {
+        this.deps.services.metrics.jobsEnded.inc({ status: "failed", reason: "cancelled" });
         this.inFlight.get(jobId)?.abort(new Error("cancelled"));
         const after = (await store.get(jobId)) ?? job;
         await this.finisher.cleanupFailed(after, false); // the chat message must not hold up the handler

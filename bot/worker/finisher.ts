@@ -39,8 +39,8 @@ export class Finisher {
     const reason = decision.reason;
     const ok = await store.fail(job.id, state, owner, reason, decision.params, failure.detail, now());
     if (!ok) return "lost";
-    jlog.warn({ reason, attempts: job.attempts, detail: failure.detail }, "job failed");
     this.services.metrics.jobsEnded.inc({ status: "failed", reason });
+    jlog.warn({ reason, attempts: job.attempts, detail: failure.detail }, "job failed");
     const after = (await store.get(job.id)) ?? job;
     await this.cleanupFailed(after);
     return "failed";

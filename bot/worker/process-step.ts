@@ -180,9 +180,10 @@ export class ProcessStep {
       log.warn({ job: job.id }, "job moved by someone else before ready");
       return;
     }
+    // Counted at the commit: a scrape that sees `ready` in the table sees it counted too.
+    this.services.metrics.jobsEnded.inc({ status: "ready", reason: "" });
     await this.finisher.removeTemp(job.id);
     log.info({ job: job.id, file_unique_id: job.fileUniqueId, expires_at: iso(expiresAt) }, "ready");
-    this.services.metrics.jobsEnded.inc({ status: "ready", reason: "" });
     const locale = localeFor(job.languageCode);
     let text = t(locale, "status-ready", { id: String(job.id), facts: factsSummary(locale, facts), until: utcMinute(expiresAt) });
     const mismatch = facts.mismatchInfo as { declaredExt?: string; actualLabel?: string } | undefined;

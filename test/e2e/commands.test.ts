@@ -95,6 +95,10 @@ describe("commands", () => {
     }
     await u.sendText(`/cancel ${id}`);
     await u.waitFor((m) => m.some((x) => x.text === `Job #${id} has already ended (failed); nothing to cancel.`));
+    // Counted once as ended: the aborted processor's own failure finds the job already failed.
+    const metrics = await stack.app.services.metrics.registry.metrics();
+    expect(metrics).toContain('docket_jobs_ended_total{status="failed",reason="cancelled"} 1');
+    expect(metrics).not.toContain('reason="processing_crashed"');
   });
 
   test("per-user limit on jobs in flight is answered clearly, not queued silently", async () => {

@@ -37,6 +37,14 @@ test("healthz reports database, Bot API and disk; metrics count jobs by state an
   expect(m).toContain("docket_budget_in_use_bytes 0");
   expect(m).toMatch(/docket_processing_seconds_count\{type="application\/octet-stream"\} 1/);
   expect(m).toContain('docket_jobs_ended_total{status="ready",reason=""} 1');
+  expect(m).not.toContain('reason="too_big"');
+
+  // A file refused at intake ends too, and is counted with its reason.
+  const big = await u.sendDocument({ bytes: new Uint8Array(500).fill(4), file_name: "big.pdf", file_size: 26_214_400 });
+  expect((await stack.waitJob((await stack.jobFor(u.chatId, big.message_id)).id)).reason).toBe("too_big");
+  const m2 = await (await fetch(`${base}/metrics`)).text();
+  expect(m2).toContain('docket_jobs_ended_total{status="failed",reason="too_big"} 1');
+  expect(m2).toContain('docket_jobs{state="failed"} 1');
 
   // A budget larger than the free disk makes the disk check fail: 503 naming it.
   await server.stop(true);

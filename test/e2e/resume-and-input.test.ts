@@ -77,8 +77,9 @@ describe("resume by state (seed 000)", () => {
     const done = await stack.waitJob(job.id);
     expect([done.status, done.lastError]).toEqual(["ready", null]);
     expect(runner.calls).toBe(1);
-    expect(readdirSync(paths.work)).toEqual([]); // stale intermediates gone, and this try's too
-    expect(readdirSync(paths.downloads)).toEqual([]); // source deleted after ready
+    // Files go right after the `ready` commit (seed 000 order), so they may lag the row by a tick.
+    await expect.poll(() => readdirSync(paths.work)).toEqual([]); // stale intermediates gone, and this try's too
+    await expect.poll(() => readdirSync(paths.downloads)).toEqual([]); // source deleted after ready
   });
 
   test("fetched whose source changed on disk: SHA-256 mismatch is caught, failed, not processed", async () => {
@@ -113,7 +114,8 @@ describe("resume by state (seed 000)", () => {
     expect(done.status).toBe("ready");
     expect(done.realSize).toBe(3000);
     expect(stack.em.count("getFile")).toBe(1);
-    expect(readdirSync(stack.app.paths.downloads)).toEqual([]);
+    const { downloads } = stack.app.paths;
+    await expect.poll(() => readdirSync(downloads)).toEqual([]);
   });
 });
 
