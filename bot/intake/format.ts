@@ -5,17 +5,20 @@ import { cutChars, stripUnsafeChars } from "../../processors/naming.ts";
 
 const MB = 1024 * 1024;
 
-/** Bytes → MB with at most one decimal, as a string (e.g. `25`, `20`, `0.4`). */
-export function mb(bytes: number): string {
+/**
+ * Bytes → MB (binary) rounded to at most one decimal (e.g. `25`, `20`, `0.4`). A number, not a
+ * string, so Fluent prints it by the chat's locale: `3,3 МБ` in Russian, `3.3 MB` in English.
+ */
+export function mb(bytes: number): number {
   const v = bytes / MB;
-  if (bytes > 0 && v < 0.1) return "0.1"; // never claim a non-empty file is 0 MB
-  if (v >= 10) return String(Math.round(v));
-  return String(Math.round(v * 10) / 10);
+  if (bytes > 0 && v < 0.1) return 0.1; // never claim a non-empty file is 0 MB
+  if (v >= 10) return Math.round(v);
+  return Math.round(v * 10) / 10;
 }
 
-/** Bytes as a short size for chat text: `4 KB` under 1 MB (at least 1), else `12.5 MB` (binary units). */
-export function sizeParts(bytes: number): { key: "size-kb" | "size-mb"; n: string } {
-  if (bytes < MB) return { key: "size-kb", n: String(Math.max(1, Math.ceil(bytes / 1024))) };
+/** Bytes as a short size for chat text: `4 KB` under 1 MB (at least 1), else `12.5 MB` (binary units); `n` is a number for Fluent. */
+export function sizeParts(bytes: number): { key: "size-kb" | "size-mb"; n: number } {
+  if (bytes < MB) return { key: "size-kb", n: Math.max(1, Math.ceil(bytes / 1024)) };
   return { key: "size-mb", n: mb(bytes) };
 }
 

@@ -30,7 +30,7 @@ export function localizedLabel(locale: Locale, label: string): string {
 
 /**
  * Localized reason text for a failed job; falls back to the code itself when no message exists.
- * Params named `<name>_bytes` become `<name>` as a localized size ("59 KB", "3.3 МБ").
+ * Params named `<name>_bytes` become `<name>` as a localized size ("59 KB", "3,3 МБ").
  */
 export function reasonText(locale: Locale, reason: string, params: Record<string, string | number>): string {
   const key = `reason-${reason}`;

@@ -198,7 +198,7 @@ describe.concurrent("lying and edge sizes, mislabeled content", () => {
       const sent = await u.sendDocument({ bytes: bytes(1000), file_name: "tera.pdf", file_size: 2 ** 40 });
       const job = await ended(s, u, sent.message_id);
       expect([job.status, job.reason]).toEqual(["failed", "too_big"]);
-      await u.waitFor((m) => m.some((x) => x.text === `The file is 1048576 MB, over this bot’s 20 MB download limit. Job #${job.id} will not run.`), 10_000);
+      await u.waitFor((m) => m.some((x) => x.text === `The file is 1,048,576 MB, over this bot’s 20 MB download limit. Job #${job.id} will not run.`), 10_000);
       expect(s.em.count("getFile")).toBe(0);
     });
   }, 30_000);
