@@ -37,3 +37,16 @@ export function decideAfterFailure(failure: TryFailure, attempts: number, maxAtt
   }
   return { kind: "fail", reason: failure.reason, params: failure.params ?? {} };
 }
+
+/**
+ * Whether a just-claimed job has used up its tries without any of them ending: every
+ * earlier try died (crash, SIGKILL, lost lease) before it could be classified. The claim
+ * already counted this try, so `attempts > maxAttempts` means `maxAttempts` tries started
+ * and none finished (seed 000: "упрямая задача не крутилась вечно" — a stubborn job must
+ * not spin forever; it ends `failed` with `attempts_exhausted`).
+ * @param attempts the job's `attempts` after the claim (this try included)
+ * @param maxAttempts configured maximum (MAX_ATTEMPTS)
+ */
+export function exhaustedAtClaim(attempts: number, maxAttempts: number): boolean {
+  return attempts > maxAttempts;
+}

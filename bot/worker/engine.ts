@@ -18,6 +18,7 @@ import { Finisher } from "./finisher.ts";
 import { localeFor, t } from "../i18n/index.ts";
 import { isLeased } from "../jobs/lease.ts";
 import { isActive } from "../jobs/states.ts";
+import { exhaustedAtClaim } from "../jobs/retry.ts";
 
 /** Engine dependencies. */
 export interface EngineDeps {
@@ -147,6 +148,10 @@ export class Engine {
         await this.idle();
         continue;
       }
+      if (exhaustedAtClaim(job.attempts, this.config.maxAttempts)) {
+        await this.endExhausted(job).catch((err) => log.error({ job: job.id, err }, "could not end an exhausted job"));
+        continue;
+      }
       const controller = new AbortController();
       this.inFlight.set(job.id, controller);
       try {
@@ -160,6 +165,13 @@ export class Engine {
       }
       this.wake();
     }
+  }
+
+  /** End a claimed job whose tries all died before finishing (crash loop): `failed` / `attempts_exhausted`. */
+  private async endExhausted(job: FileJob): Promise<void> {
+    const max = this.config.maxAttempts;
+    const detail = `${job.attempts - 1} tries started in ${job.status} and none finished (crash or lost lease); MAX_ATTEMPTS=${max}`;
+    await this.finisher.onFailure(job, job.status, this.owner, { reason: "attempts_exhausted", retryable: false, params: { attempts: max }, detail });
   }
 
   private idle(): Promise<void> {

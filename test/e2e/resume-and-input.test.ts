@@ -26,6 +26,9 @@ describe("BR-08 document without file_name or mime_type; photo vs document", () 
     const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect([job.status, job.declaredName, job.declaredMime]).toEqual(["ready", null, null]);
     expect(JSON.parse(job.facts!).pages).toBe(3);
+    // The "Got …" announce goes out in the background and may lag the `ready` row; "Done" edits that
+    // message, so once "Done" shows, the announce was sent.
+    await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)));
     expect(u.transcript().join("\n")).toContain(`Got “file-${job.id}”`);
   });
   test("(b) application/octet-stream named 'scan' with JPEG bytes: JPEG 800×600, ready", async () => {
@@ -55,6 +58,26 @@ describe("BR-08 document without file_name or mime_type; photo vs document", () 
 });
 
 describe("resume by state (seed 000)", () => {
+  test("a job whose every try died before finishing (crash loop) ends failed/attempts_exhausted, not claimed forever", async () => {
+    stack = await startStack({ runner: copyRunner(), noPolling: true });
+    const u = stack.em.user({ language_code: "en" });
+    const sent = await u.sendDocument({ bytes: new Uint8Array(300).fill(1), file_name: "loop.bin" });
+    const { store } = stack.app.services;
+    const t0 = Date.now() - 60_000;
+    // No timer runs between these calls (bun:sqlite is synchronous), so the engine cannot claim in between.
+    const { job } = await store.accept({ updateId: sent.update_id, chatId: u.chatId, userId: u.id, messageId: sent.message_id, source: "document", fileId: sent.file_id!, fileUniqueId: sent.file_unique_id!, declaredName: "loop.bin", declaredMime: null, declaredSize: 300, languageCode: "en" }, t0);
+    const budget = { total: 1 << 30, multiplier: 1, modeLimit: 1 << 20 };
+    // Three tries start (MAX_ATTEMPTS=3) and each dies with its lease: SIGKILL, OOM, a crash.
+    for (let i = 0; i < 3; i++) expect((await store.claimDownload(`dead-${i}`, t0 + i * 10_000, 1000, budget))?.attempts).toBe(i + 1);
+    stack.app.engine.wake();
+    const done = await stack.waitJob(job.id);
+    expect([done.status, done.reason]).toEqual(["failed", "attempts_exhausted"]);
+    expect(stack.em.count("getFile")).toBe(0); // the fourth claim did not start a fourth try
+    const msgs = await u.waitFor((m) => m.some((x) => x.text?.includes("could not be processed after several attempts")));
+    expect(msgs.some((x) => x.text?.startsWith(`Job #${job.id}`) || x.text?.includes(`#${job.id}`))).toBe(true);
+    expect(stack.logs.some((l) => l.includes("3 tries started in accepted and none finished"))).toBe(true);
+  });
+
   test("processing with a dead lease: old intermediates discarded, redone from the source, ready", async () => {
     const runner = copyRunner();
     stack = await startStack({ runner, noPolling: true, env: { LEASE_TTL: "1s" } });
@@ -131,10 +154,14 @@ describe("waiting jobs and fairness", () => {
     }) as typeof base;
     stack = await startStack({ runner, env: { DOWNLOAD_BUDGET: "10000", BUDGET_MULTIPLIER: "2", BUDGET_MIN_RESERVATION: "0" } });
     const u = stack.em.user({ language_code: "en" });
-    await u.sendDocument({ bytes: new Uint8Array(4000).fill(1), file_name: "a.bin" }); // reserves 8000
+    const a = await u.sendDocument({ bytes: new Uint8Array(4000).fill(1), file_name: "a.bin" }); // reserves 8000
     const b = await u.sendDocument({ bytes: new Uint8Array(4000).fill(2), file_name: "b.bin" }); // 16000 > 10000: waits
+    const jobA = (await stack.jobFor(u.chatId, a.message_id)).id;
     const jobB = (await stack.jobFor(u.chatId, b.message_id)).id;
-    await Bun.sleep(500);
+    // A is held in processing with its reservation; only then is B's wait meaningful.
+    await stack.waitJob(jobA, ["processing"]);
+    expect(await stack.app.services.store.budgetInUse()).toBe(8000);
+    await Bun.sleep(500); // the download pool had its chances (A's end of download woke it): B still waits
     expect((await stack.app.services.store.get(jobB))?.status).toBe("accepted");
     expect(await stack.app.services.store.budgetInUse()).toBe(8000);
     await stack.app.engine.refreshPositions();

@@ -2,7 +2,7 @@
 import { describe, expect, test } from "vitest";
 import { fits, refinedReservation, reservationFor } from "../../bot/jobs/budget.ts";
 import { isClaimable, isLeased, isLongDead, iso, leaseDeadline, renewAt } from "../../bot/jobs/lease.ts";
-import { backoffMs, decideAfterFailure } from "../../bot/jobs/retry.ts";
+import { backoffMs, decideAfterFailure, exhaustedAtClaim } from "../../bot/jobs/retry.ts";
 import { canTransition, isActive, poolFor, resumeStep } from "../../bot/jobs/states.ts";
 
 const T0 = Date.parse("2026-11-30T10:00:00.000Z");
@@ -97,6 +97,10 @@ describe("retry decisions (seed 000: attempts bound retries)", () => {
   });
   test("non-retryable fails at once with its params", () => {
     expect(decideAfterFailure(final, 1, 5, T0)).toEqual({ kind: "fail", reason: "encrypted", params: { x: 1 } });
+  });
+  test("a claim beyond MAX_ATTEMPTS (every earlier try died unclassified) is exhausted; up to it is not", () => {
+    expect([1, 2, 3, 4, 10].map((a) => exhaustedAtClaim(a, 3))).toEqual([false, false, false, true, true]);
+    expect(exhaustedAtClaim(1, 1)).toBe(false);
   });
   test("backoff doubles and is capped at 60 s", () => {
     expect([1, 2, 3, 4].map(backoffMs)).toEqual([1000, 2000, 4000, 8000]);
