@@ -5,7 +5,8 @@
  * `file_id`s — no download, no processing (seed 000: "повторная выдача стоит одного
  * обращения к базе и одного сообщения").
  */
-import { InputFile, type Api } from "grammy";
+import { GrammyError, InputFile, type Api } from "grammy";
+import type { Message } from "grammy/types";
 import type { FileJob, JobResult } from "../db/schema.ts";
 import type { Locale } from "../i18n/index.ts";
 import { t } from "../i18n/index.ts";
@@ -16,41 +17,45 @@ import type { ChatHolds } from "./chat-holds.ts";
 /** Sends result documents. */
 export class Delivery {
   /**
-   * @param api grammY Api (auto-retry installed: 429s and 5xx are retried per request)
+   * @param api grammY Api (auto-retry installed: short 429s and 5xx are retried per request)
    * @param store job store (result rows and their file_ids)
+   * @param holds chat holds after 429s: no upload goes to a held chat (BR-06)
    */
   constructor(
     private readonly api: Api,
     private readonly store: JobStore,
     private readonly log: Logger,
-    /** Chat holds after 429s: no upload goes to a held chat (BR-06). */
-    private readonly holds?: ChatHolds,
+    private readonly holds: ChatHolds,
   ) {}
 
   /**
    * Upload every result of `job` not yet sent; records each `file_id` as soon as
    * Telegram returns it.
-   * @throws GrammyError/HttpError from sendDocument (the caller classifies)
+   * @throws GrammyError/HttpError from sendDocument other than 429 (the caller classifies)
    */
   async sendResults(job: FileJob, locale: Locale, signal?: AbortSignal): Promise<JobResult[]> {
     const results = await this.store.results(job.id);
     for (const r of results) {
       if (r.telegramFileId) continue;
-      await this.holds?.wait(job.chatId, signal);
-      const msg = await this.api.sendDocument(
-        job.chatId,
-        new InputFile(r.path, r.fileName),
-        {
-          caption: t(locale, "result-caption", { id: String(job.id), name: r.fileName }),
-          reply_parameters: { message_id: job.messageId, allow_sending_without_reply: true },
-        },
-        signal as never,
-      );
+      const msg = await this.sendDocument(job, new InputFile(r.path, r.fileName), {
+        caption: t(locale, "result-caption", { id: String(job.id), name: r.fileName }),
+        reply_parameters: { message_id: job.messageId, allow_sending_without_reply: true },
+      }, signal);
       const fileId = msg.document?.file_id;
       if (fileId) await this.store.setResultFileId(job.id, r.idx, fileId);
       this.log.info({ job: job.id, file_unique_id: job.fileUniqueId, idx: r.idx, size: r.size }, "result sent");
     }
     return this.store.results(job.id);
+  }
+
+  /**
+   * Send one stored result again by its `file_id` (no upload). Returns the `file_id` of the
+   * document Telegram sent.
+   * @throws GrammyError from sendDocument other than 429 (400 when the `file_id` is no longer valid)
+   */
+  async sendStored(job: FileJob, result: Pick<JobResult, "telegramFileId" | "fileName">, locale: Locale, signal?: AbortSignal): Promise<string> {
+    const msg = await this.sendDocument(job, result.telegramFileId!, { caption: t(locale, "result-caption", { id: String(job.id), name: result.fileName }) }, signal);
+    return msg.document?.file_id ?? result.telegramFileId!;
   }
 
   /** Send the stored results again by `file_id` (/resend, re-sent file). Returns how many were sent. */
@@ -59,11 +64,30 @@ export class Delivery {
     let sent = 0;
     for (const r of results) {
       if (!r.telegramFileId) continue;
-      await this.holds?.wait(job.chatId);
-      await this.api.sendDocument(job.chatId, r.telegramFileId, { caption: t(locale, "result-caption", { id: String(job.id), name: r.fileName }) });
+      await this.sendStored(job, r, locale);
       sent++;
     }
     this.log.info({ job: job.id, file_unique_id: job.fileUniqueId, sent }, "results re-delivered by file_id");
     return sent;
+  }
+
+  /**
+   * sendDocument that honours chat holds and treats a 429 as a hold, not a failure: when
+   * auto-retry gives up (retry_after over its cap, or its retries used), the chat is held for
+   * `retry_after` and the same document is sent again (field case BR-06: the job ends `ready`,
+   * a 429 is not an attempt). Ends only by success, another error, or `signal`.
+   */
+  private async sendDocument(job: FileJob, document: InputFile | string, other: Parameters<Api["sendDocument"]>[2], signal?: AbortSignal): Promise<Message.DocumentMessage> {
+    for (;;) {
+      await this.holds.wait(job.chatId, signal);
+      try {
+        return await this.api.sendDocument(job.chatId, document, other, signal as never);
+      } catch (err) {
+        if (!(err instanceof GrammyError) || err.error_code !== 429 || signal?.aborted) throw err;
+        const retryAfter = err.parameters.retry_after ?? 1;
+        this.holds.note(job.chatId, Date.now() + retryAfter * 1000);
+        this.log.warn({ job: job.id, chat_id: job.chatId, retry_after: retryAfter }, "429 on a result upload; holding the chat and sending again (not an attempt)");
+      }
+    }
   }
 }

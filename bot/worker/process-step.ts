@@ -56,11 +56,10 @@ export class ProcessStep {
       // Resume rule by state (seed 000): `fetched` → verified above, may be reused, then processed;
       // `processing` → intermediates are invalid, redo from the source.
       if (resumeStep(state) === "verify") {
-        const reused = await this.tryReuse(job);
-        if (reused) return;
         if (!(await store.transition(job.id, "fetched", "processing", this.owner, now(), { keepLease: true }))) return;
         state = "processing";
         job = { ...job, status: "processing" };
+        if (await this.tryReuse(job, controller.signal)) return;
       }
       await removeJobFiles(this.paths.work, job.id);
       const workDir = join(this.paths.work, generatedName(job.id));
@@ -120,19 +119,35 @@ export class ProcessStep {
     }
   }
 
-  /** Same SHA-256 as a live result in this chat: answer from it, no processing (seed 000). */
-  private async tryReuse(job: FileJob): Promise<boolean> {
+  /**
+   * Same SHA-256 as a live result in this chat: answer from it, no processing (seed 000).
+   * `job` is already `processing` under this worker's lease. Each result is sent by the twin's
+   * `file_id` and recorded on this job only once Telegram accepted it, so a failed re-send
+   * never leaves a result marked as delivered. A `file_id` Telegram refuses (400) falls back
+   * to processing the file.
+   * @returns true when the job was answered (or moved by someone else), false to process it
+   * @throws GrammyError/HttpError of a re-send other than 400 (the caller classifies; the
+   *   resumed try processes the file and sends only what was not delivered)
+   */
+  private async tryReuse(job: FileJob, signal: AbortSignal): Promise<boolean> {
     const { store, now, log } = this.services;
     if (!job.sha256) return false;
     const twin = await store.findReadyBySha(job.chatId, job.sha256, job.variant, now(), job.id);
     if (!twin) return false;
     const results = await store.results(twin.id);
     if (results.length === 0 || results.some((r) => !r.telegramFileId)) return false;
-    if (!(await store.transition(job.id, "fetched", "processing", this.owner, now(), { keepLease: true }))) return true;
+    const locale = localeFor(job.languageCode);
     await store.putResults(job.id, results.map((r) => ({ idx: r.idx, path: "", fileName: r.fileName, mime: r.mime, size: r.size })));
-    for (const r of results) await store.setResultFileId(job.id, r.idx, r.telegramFileId!);
-    const fresh = { ...job, status: "processing" as const };
-    await this.services.delivery.redeliver(fresh, localeFor(job.languageCode));
+    try {
+      for (const r of results) {
+        const fileId = await this.services.delivery.sendStored(job, r, locale, signal);
+        await store.setResultFileId(job.id, r.idx, fileId);
+      }
+    } catch (err) {
+      if (!(err instanceof GrammyError && err.error_code === 400)) throw err;
+      log.warn({ job: job.id, twin: twin.id, detail: err.description }, "a stored file_id was refused; processing the file instead");
+      return false;
+    }
     const ok = await store.transition(job.id, "processing", "ready", this.owner, now(), {
       resultExpiresAt: twin.resultExpiresAt,
       facts: twin.facts,
@@ -140,14 +155,12 @@ export class ProcessStep {
       reservedBytes: 0,
     });
     if (!ok) return true;
+    this.services.metrics.jobsEnded.inc({ status: "ready", reason: "" });
     log.info({ job: job.id, twin: twin.id }, "same SHA-256 as a live result: reused without processing");
     await this.finisher.removeTemp(job.id);
-    const locale = localeFor(job.languageCode);
     await this.services.status.final(job, t(locale, "status-ready-reused", { id: String(job.id), until: utcMinute(twin.resultExpiresAt!) }));
     return true;
   }
-
-
 
   /** Move outputs from work/ into results/ under generated names and record them. */
   private async storeResults(job: FileJob, result: ProcessorResult): Promise<void> {

@@ -135,9 +135,77 @@ describe("commands", () => {
     expect(second.resultExpiresAt).toBe(first.resultExpiresAt);
     const uploadsAfter = stack.em.calls.filter((c) => c.method === "sendDocument" && typeof c.params.document !== "string").length;
     expect(uploadsAfter).toBe(uploadsBefore);
+    // Each result is recorded with the file_id of the document Telegram sent for this job.
+    const docs = (await u.waitFor((m) => m.filter((x) => x.document).length >= 2)).filter((x) => x.document);
     const ids = (await stack.app.services.store.results(second.id)).map((r) => r.telegramFileId);
-    expect(ids).toEqual((await stack.app.services.store.results(first.id)).map((r) => r.telegramFileId));
+    expect(ids).toEqual([docs.at(-1)!.document!.file_id]);
+    expect(docs.at(-1)!.document!.file_unique_id).toBe(docs[0]!.document!.file_unique_id);
   });
+});
+
+describe("same-SHA-256 reuse when the re-send fails (never 'Done' without the document)", () => {
+  /** A finished job, then a second job of the same bytes in the same chat (another file_unique_id). */
+  async function twinSetup(s: Stack) {
+    const u = s.em.user({ language_code: "en" });
+    const data = bytes(3000, 11);
+    const first = await ready(s, u, data, "one.bin");
+    await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done`)));
+    const docsBefore = u.messages().filter((m) => m.document).length;
+    return {
+      u,
+      first,
+      docsBefore,
+      second: async () => {
+        const { job } = await s.app.services.store.accept(
+          { updateId: 900_001, chatId: u.chatId, userId: u.id, messageId: first.messageId, source: "document", fileId: first.fileId, fileUniqueId: "another-unique-id", declaredName: "copy.bin", declaredMime: null, declaredSize: data.length, languageCode: "en" },
+          Date.now(),
+        );
+        s.app.engine.wake();
+        return s.waitJob(job.id);
+      },
+    };
+  }
+
+  test("the stored file_id is refused (400): the file is processed and uploaded instead, then 'Done'", async () => {
+    const runner = copyRunner();
+    stack = await startStack({ runner });
+    const t = await twinSetup(stack);
+    stack.em.failNext("sendDocument", { error_code: 400, description: "Bad Request: wrong file identifier/HTTP URL specified" }, { chatId: t.u.chatId });
+    const second = await t.second();
+    expect(second.status).toBe("ready");
+    expect(runner.calls).toBe(2); // processed again, not answered from the refused file_id
+    const msgs = await t.u.waitFor((m) => m.filter((x) => x.document).length > t.docsBefore);
+    expect(msgs.filter((x) => x.document).length).toBe(t.docsBefore + 1);
+    expect((await stack.app.services.store.results(second.id)).every((r) => r.telegramFileId)).toBe(true);
+  });
+
+  test("the re-send is refused for good (403): failed/delivery_failed, no result recorded as sent, never 'Done'", async () => {
+    const runner = copyRunner();
+    stack = await startStack({ runner });
+    const t = await twinSetup(stack);
+    stack.em.failNext("sendDocument", { error_code: 403, description: "Forbidden: bot was blocked by the user" }, { chatId: t.u.chatId });
+    const second = await t.second();
+    expect([second.status, second.reason]).toEqual(["failed", "delivery_failed"]);
+    expect((await stack.app.services.store.results(second.id)).filter((r) => r.telegramFileId)).toEqual([]);
+    await Bun.sleep(300); // the final status message would have been sent by now
+    expect(t.u.messages().filter((m) => m.text?.startsWith(`Done, job #${second.id}`))).toEqual([]);
+    expect(t.u.messages().some((m) => m.text?.startsWith(`Done, job #${t.first.id}`))).toBe(true); // the filter does match a real "Done"
+    expect(t.u.messages().filter((x) => x.document).length).toBe(t.docsBefore);
+  });
+
+  test("the re-send meets a long 429 (auto-retry gives up): the chat is held, the same file_id sent again, ready in 1 attempt", async () => {
+    const runner = copyRunner();
+    stack = await startStack({ runner });
+    const t = await twinSetup(stack);
+    // auto-retry retries a 429 three times; the 4th reaches the step, which holds the chat and sends again.
+    stack.em.failNext("sendDocument", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 }, { chatId: t.u.chatId, times: 4 });
+    const second = await t.second();
+    expect([second.status, second.attempts]).toEqual(["ready", 1]);
+    expect(runner.calls).toBe(1); // answered from the twin, not processed
+    const msgs = await t.u.waitFor((m) => m.filter((x) => x.document).length > t.docsBefore);
+    expect(msgs.filter((x) => x.document).length).toBe(t.docsBefore + 1);
+    expect(stack.logs.some((l) => l.includes("429 on a result upload; holding the chat"))).toBe(true);
+  }, 30_000);
 });
 
 describe("/settings (issue 5 §6)", () => {
