@@ -2,16 +2,18 @@
  * Loading pdf.js on Bun (DESIGN.md "Known pitfalls"; field case BR-11):
  * - the legacy build `pdfjs-dist/legacy/build/pdf.mjs`; its DOMMatrix polyfill comes from
  *   `@napi-rs/canvas`, so a missing canvas makes the import itself throw;
- * - the worker module is imported here (it publishes itself as `globalThis.pdfjsWorker`), so
- *   pdf.js runs its "fake worker" in this (child) process without resolving
- *   `./pdf.worker.mjs` at run time (bundled builds broke on that); `workerSrc` is also set
- *   to a resolved URL when there is one;
+ * - each document's pages are parsed in a worker thread (page-worker.ts) so per-page budgets
+ *   can stop a busy page; as the fallback, the worker module is also imported here (it
+ *   publishes itself as `globalThis.pdfjsWorker`), so pdf.js can run its "fake worker" in this
+ *   (child) process without resolving `./pdf.worker.mjs` at run time (bundled builds broke on
+ *   that); `workerSrc` is also set to a resolved URL when there is one;
  * - `standardFontDataUrl` points at `node_modules/pdfjs-dist/standard_fonts/`.
  * Loading is lazy and cached; a failure becomes ProcessingError `pdf_engine_unavailable`.
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { ProcessingError } from "../types.ts";
+import { startPageWorker } from "./page-worker.ts";
 import { SELF_CHECK_TEXT, selfCheckPdf } from "./self-check-pdf.ts";
 
 /** The pdf.js module namespace (legacy build). */
@@ -81,12 +83,19 @@ export function loadPdfJs(): Promise<PdfJs> {
 
 /** Result of {@link pdfEngineSelfCheck}. */
 export type PdfSelfCheck =
-  | { readonly ok: true; readonly version: string; readonly ms: number }
+  | {
+      readonly ok: true;
+      readonly version: string;
+      readonly ms: number;
+      /** Where pdf.js parses pages (page-worker.ts): `in-process` means per-page budgets cannot preempt a busy page. */
+      readonly pageWorker: "thread" | "in-process";
+    }
   | { readonly ok: false; readonly missing: string };
 
 /**
- * Startup self-check (BR-11): import pdf.js, open the built-in one-page PDF (self-check-pdf.ts), read
- * its text and render it with @napi-rs/canvas; check the standard fonts directory.
+ * Startup self-check (BR-11): import pdf.js, start the page worker the processor uses
+ * (page-worker.ts), open the built-in one-page PDF (self-check-pdf.ts), read its text and render
+ * it with @napi-rs/canvas; check the standard fonts directory.
  * Never throws; the service logs `missing` and then refuses PDFs with
  * `pdf_engine_unavailable` (or refuses to start — the caller's choice).
  */
@@ -105,10 +114,12 @@ export async function pdfEngineSelfCheck(): Promise<PdfSelfCheck> {
   } catch (err) {
     return { ok: false, missing: (err as Error).message };
   }
+  const worker = await startPageWorker(pdfjs);
   const task = pdfjs.getDocument({
     data: selfCheckPdf(),
     standardFontDataUrl: fonts,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
+    ...(worker.handle ? { worker: worker.handle } : {}),
   });
   try {
     const doc = await task.promise;
@@ -120,10 +131,11 @@ export async function pdfEngineSelfCheck(): Promise<PdfSelfCheck> {
     const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
     await page.render({ canvas: canvas as never, canvasContext: canvas.getContext("2d") as never, viewport }).promise;
     page.cleanup();
-    return { ok: true, version: pdfjs.version, ms: Math.round(performance.now() - t0) };
+    return { ok: true, version: pdfjs.version, ms: Math.round(performance.now() - t0), pageWorker: worker.mode };
   } catch (err) {
     return { ok: false, missing: `pdf.js could not open the built-in PDF: ${(err as Error).message}` };
   } finally {
     await task.destroy();
+    worker.stop();
   }
 }

@@ -4,12 +4,27 @@
  */
 import { ProcessingError } from "../types.ts";
 import { loadPdfJs, standardFontDir, type PdfJs } from "./engine.ts";
+import { startPageWorker, type PageWorker } from "./page-worker.ts";
 
-/** An open document and the loading task that owns it (destroy the task when done). */
+/** An open document, the loading task that owns it, and its page worker; call {@link closePdf} when done. */
 export interface OpenPdf {
   readonly pdfjs: PdfJs;
   readonly task: ReturnType<PdfJs["getDocument"]>;
   readonly doc: Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>;
+  /** Where pdf.js parses this document's pages; `worker.stop()` ends a page over its budget. */
+  readonly worker: PageWorker;
+}
+
+/**
+ * Release a document (DESIGN.md pitfalls: `doc.destroy()` or memory grows). After a budget
+ * stop `destroy()` is not awaited: a terminated thread never answers it, and in-process an
+ * abandoned page stream may keep pdf.js from finishing it (it still ends the work at pdf.js's
+ * next time slot). The main-thread side is garbage once the caller drops the OpenPdf.
+ */
+export async function closePdf(pdf: OpenPdf): Promise<void> {
+  if (!pdf.worker.stopped) await pdf.task.destroy();
+  else if (pdf.worker.mode === "in-process") void pdf.task.destroy().catch(() => undefined);
+  pdf.worker.stop();
 }
 
 /** Latin-1 view of bytes for cheap marker searches. */
@@ -32,6 +47,7 @@ export function classifyUnreadablePdf(bytes: Uint8Array): "truncated" | "corrupt
 /**
  * Open PDF bytes. An empty user password is tried implicitly by pdf.js (BR-09: owner-only
  * encryption opens); broken xref tables are rebuilt by pdf.js where it can.
+ * Each document gets its own page worker (page-worker.ts: a thread, so budgets can stop it).
  * @throws ProcessingError `encrypted` (user password needed), `truncated`, `corrupt`,
  *   `pdf_engine_unavailable`
  */
@@ -43,9 +59,11 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
   } catch (err) {
     throw new ProcessingError("pdf_engine_unavailable", {}, `pdf.js standard fonts cannot be resolved: ${(err as Error).message}`);
   }
+  const worker = await startPageWorker(pdfjs);
   // pdf.js may transfer/detach the buffer it gets; keep our own copy for classification.
   const task = pdfjs.getDocument({
-    data: bytes.slice(),
+    ...(worker.handle ? { worker: worker.handle } : {}),
+    data: new Uint8Array(bytes), // a plain copy (a Buffer's slice() is a view, and pdf.js refuses Buffers)
     standardFontDataUrl: fonts,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
     disableFontFace: true,
@@ -53,9 +71,10 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
   });
   // No onPassword handler: pdf.js then rejects with PasswordException ("No password given").
   try {
-    return { pdfjs, task, doc: await task.promise };
+    return { pdfjs, task, doc: await task.promise, worker };
   } catch (err) {
     await task.destroy();
+    worker.stop();
     if (err instanceof pdfjs.PasswordException || (err as Error)?.name === "PasswordException") {
       throw new ProcessingError("encrypted", {}, `pdf.js: ${(err as Error).message}`);
     }

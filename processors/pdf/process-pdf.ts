@@ -7,7 +7,7 @@ import { Zip, ZipPassThrough } from "fflate";
 import { join } from "node:path";
 import { outputFile } from "../naming.ts";
 import { ProcessingError, type Facts, type ProcessorOptions, type ProcessorOutput, type ProcessorResult } from "../types.ts";
-import { openPdf, type OpenPdf } from "./open.ts";
+import { closePdf, openPdf, type OpenPdf } from "./open.ts";
 import { renderPageJpeg } from "./render.ts";
 import { extractText } from "./text.ts";
 
@@ -113,6 +113,6 @@ export async function processPdf(inputPath: string, options: ProcessorOptions): 
     for (const k of Object.keys(facts)) if (facts[k] === undefined) delete facts[k];
     return { outputs, facts: facts as Facts };
   } finally {
-    await pdf.task.destroy();
+    await closePdf(pdf);
   }
 }

@@ -15,7 +15,8 @@ const JPEG_QUALITY = 82;
  * @param pageNumber 1-based page number
  * @param maxSide longest side of the image, px
  * @param budgetMs time allowed for this page, ms
- * @returns JPEG bytes with width/height in px, or null when the budget ran out (render cancelled)
+ * @returns JPEG bytes with width/height in px, or null when the budget ran out (render
+ *   cancelled and the page worker stopped: the document is unusable afterwards, close it)
  * @throws whatever pdf.js throws for a broken page
  */
 export async function renderPageJpeg(
@@ -36,9 +37,20 @@ export async function renderPageJpeg(
     ctx.fillStyle = "#ffffff";
     ctx.fillRect(0, 0, canvas.width, canvas.height);
     const task = page.render({ canvas: canvas as never, canvasContext: ctx as never, viewport, background: "rgb(255,255,255)" });
-    const done = await withBudget(task.promise, budgetMs);
+    // Two things would keep the budget from seeing the drawing: pdf.js draws in ~15 ms slices
+    // but resumes the next slice with a microtask (the budget timer never runs), and Skia in
+    // @napi-rs/canvas only records the drawing, rasterizing it at the next pixel read or at
+    // encode() (seconds for a heavy page, after the budget check). So after each slice: read
+    // one pixel (rasterize what the slice recorded), then resume on the event loop.
+    const rasterize = (): void => void ctx.getImageData(0, 0, 1, 1);
+    task.onContinue = (resume: () => void) => {
+      rasterize();
+      setImmediate(resume);
+    };
+    const done = await withBudget(task.promise.then(rasterize), budgetMs);
     if (done === OVER_BUDGET) {
-      task.cancel();
+      task.cancel(); // stops drawing at the next slice
+      pdf.worker.stop(); // stops building the operator list (the thread is terminated)
       await task.promise.catch(() => undefined);
       return null;
     }

@@ -30,7 +30,8 @@ export function pageSeparator(page: number, pages: number): string {
  * @param pageBudgetMs time allowed per page, ms
  * @returns the .txt body (pages separated by {@link pageSeparator} lines) and the number of
  *   text characters (separators and line breaks not counted)
- * @throws ProcessingError `processing_timeout` when one page exceeds its budget
+ * @throws ProcessingError `processing_timeout` ({seconds, page}) when one page exceeds its
+ *   budget; the page worker is then stopped and the document unusable (close it)
  */
 export async function extractText(pdf: OpenPdf, pageBudgetMs: number, onProgress?: (done: number, total: number) => void): Promise<{ text: string; chars: number }> {
   const pages = pdf.doc.numPages;
@@ -41,6 +42,9 @@ export async function extractText(pdf: OpenPdf, pageBudgetMs: number, onProgress
     try {
       const content = await withBudget(page.getTextContent(), pageBudgetMs);
       if (content === OVER_BUDGET) {
+        // Abandoning the promise is not enough: the page would keep the CPU busy (and, in
+        // the fake worker, delay everything after it) until parsed. Stop the thread.
+        pdf.worker.stop();
         throw new ProcessingError("processing_timeout", { seconds: Math.ceil(pageBudgetMs / 1000), page: n }, `text of page ${n} took over ${pageBudgetMs} ms`);
       }
       const text = joinTextItems(content.items);

@@ -3,6 +3,7 @@
  * See samples/README.md (generated) and scripts/make-samples.ts.
  */
 export { makePdf, type MakePdfOptions, type PdfImage, type PdfEncryption } from "./pdf.ts";
+export { textShowOps, fillOps } from "./heavy-page.ts";
 export { rc4, standardSecurityR2 } from "./pdf-crypt.ts";
 export { encodePng, makeBombPng, type EncodePngOptions, type PngColorType } from "./png.ts";
 export { makeJpeg, makePng, makeAnimated, makeScanJpeg, type MakeJpegOptions, type MakePngOptions, type MakeAnimatedOptions } from "./images.ts";

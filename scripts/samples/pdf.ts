@@ -45,6 +45,12 @@ export interface MakePdfOptions {
    * trailer (§14.3.3); encrypted like every other string when `encrypt` is set. Default: no Info.
    */
   readonly title?: string;
+  /**
+   * Per page, raw content-stream operators (§8.2) appended after the page's text, e.g. a heavy
+   * page from heavy-page.ts; the font `/F1` (Helvetica) is in every page's resources.
+   * `undefined`/`null` = none. Not checked: the caller writes valid PDF operators.
+   */
+  readonly contents?: readonly (string | null | undefined)[];
 }
 
 /** The binary comment after the header: 4 bytes >= 128 mark the file as binary (§7.5.2). */
@@ -61,7 +67,7 @@ function pdfString(text: string): string {
   return `(${text.replace(/[\\()]/g, (c) => `\\${c}`)})`;
 }
 
-function pageContent(lines: readonly string[], image: PdfImage | null | undefined, size: readonly [number, number], fontSize: number): string {
+function pageContent(lines: readonly string[], image: PdfImage | null | undefined, size: readonly [number, number], fontSize: number, raw?: string | null): string {
   const [w, h] = size;
   const ops: string[] = [];
   if (image) ops.push(`q ${w} 0 0 ${h} 0 0 cm /Im1 Do Q`);
@@ -72,6 +78,7 @@ function pageContent(lines: readonly string[], image: PdfImage | null | undefine
     lines.forEach((line, i) => ops.push(`${i > 0 ? "T* " : ""}${pdfString(line)} Tj`));
     ops.push("ET");
   }
+  if (raw) ops.push(raw);
   return ops.join("\n") + "\n";
 }
 
@@ -103,7 +110,7 @@ export function makePdf(options: MakePdfOptions): Uint8Array {
     const pageNum = next++;
     const contentNum = next++;
     const imageNum = image ? next++ : 0;
-    const raw = new TextEncoder().encode(pageContent(lines, image, size, fontSize));
+    const raw = new TextEncoder().encode(pageContent(lines, image, size, fontSize, options.contents?.[index]));
     const data = compress ? new Uint8Array(deflateSync(raw, { level: 9 })) : raw;
     objects.set(contentNum, { dict: `<< /Length ${data.length}${compress ? " /Filter /FlateDecode" : ""} >>`, stream: data });
     // MediaBox and the font are inherited from the Pages node (§7.7.3.4); only image pages add resources.

@@ -156,7 +156,7 @@ describe("BR-11 pdf.js engine self-check", () => {
   test("self-check opens the built-in PDF and reports the pdf.js version", async () => {
     const check = await pdfEngineSelfCheck();
     const version = JSON.parse(readFileSync(join(repoRoot, "node_modules/pdfjs-dist/package.json"), "utf8")).version;
-    expect(check).toMatchObject({ ok: true, version });
+    expect(check).toMatchObject({ ok: true, version, pageWorker: "thread" });
   });
 
   test("without @napi-rs/canvas the self-check names it, and PDFs get pdf_engine_unavailable", async () => {
@@ -169,7 +169,7 @@ describe("BR-11 pdf.js engine self-check", () => {
     mkdirSync(join(dst, "legacy/build"), { recursive: true });
     for (const f of ["package.json", "legacy/build/pdf.mjs", "legacy/build/pdf.worker.mjs"]) cpSync(join(src, f), join(dst, f));
     cpSync(join(src, "standard_fonts"), join(dst, "standard_fonts"), { recursive: true });
-    for (const f of ["processors/pdf/engine.ts", "processors/pdf/self-check-pdf.ts", "processors/pdf/open.ts", "processors/types.ts", "bot/jobs/reasons.ts"]) {
+    for (const f of ["processors/pdf/engine.ts", "processors/pdf/self-check-pdf.ts", "processors/pdf/open.ts", "processors/pdf/page-worker.ts", "processors/pdf/pdfjs-thread.ts", "processors/types.ts", "bot/jobs/reasons.ts"]) {
       mkdirSync(join(dir, f, ".."), { recursive: true });
       cpSync(join(repoRoot, f), join(dir, f));
     }

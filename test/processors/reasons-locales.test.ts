@@ -8,11 +8,12 @@ import { FluentBundle, FluentResource } from "@fluent/bundle";
 import sharp from "sharp";
 import { afterAll, describe, expect, test } from "vitest";
 import { REASON_CODES, type ReasonCode } from "../../bot/jobs/reasons.ts";
-import { makePdf } from "../../scripts/samples/index.ts";
+import { makePdf, textShowOps } from "../../scripts/samples/index.ts";
 import { processFile } from "../../processors/process-file.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { makeWorkDir, repoRoot, testOptions } from "./support/fixtures.ts";
 import { bombPng } from "./support/images.ts";
+import { refused } from "./support/run.ts";
 
 function bundle(lang: "ru" | "en"): FluentBundle {
   const b = new FluentBundle(lang, { useIsolating: false });
@@ -104,4 +105,13 @@ describe("params of real refusals format in both languages", () => {
     expect((err as ProcessingError).reason).toBe(reason);
     for (const lang of ["ru", "en"] as const) format(bundle(lang), reason, (err as ProcessingError).params);
   });
+
+  test("a PDF page over its budget (processing_timeout with `page`)", async () => {
+    const path = join(work.dir, "heavy.pdf");
+    writeFileSync(path, makePdf({ pages: [["light"], ["heavy"]], contents: [null, textShowOps(3_000_000)] }));
+    const err = await refused(processFile(path, testOptions(work.dir, "heavy.pdf", { pdfPageBudgetMs: 500 })));
+    expect([err.reason, err.params]).toEqual(["processing_timeout", { seconds: 1, page: 2 }]);
+    expect(format(bundle("en"), err.reason, err.params)).toContain("1 s");
+    expect(format(bundle("ru"), err.reason, err.params)).toContain("1 с");
+  }, 60_000);
 });

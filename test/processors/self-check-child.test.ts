@@ -6,7 +6,7 @@ import { pdfSelfCheckInChild } from "../../processors/isolate.ts";
 
 test("pdfSelfCheckInChild: ok with the installed pdf.js version", async () => {
   const version = JSON.parse(readFileSync(resolve(import.meta.dirname, "../../node_modules/pdfjs-dist/package.json"), "utf8")).version;
-  expect(await pdfSelfCheckInChild()).toMatchObject({ ok: true, version });
+  expect(await pdfSelfCheckInChild()).toMatchObject({ ok: true, version, pageWorker: "thread" });
 });
 
 test("pdfSelfCheckInChild: a child that cannot answer in time is a failure naming why", async () => {

@@ -1,0 +1,11 @@
+/**
+ * Entry script of the pdf.js worker thread (a Bun `Worker`, started by page-worker.ts).
+ * pdf.js's evaluator (content-stream parsing, text extraction, operator lists, image and font
+ * decoding) runs here, off the thread that holds the per-page budget timers, so a CPU-bound
+ * page cannot starve those timers, and `Worker.terminate()` stops the page mid-work.
+ * pdf.js does not start itself here (it sees Node/Bun and expects its fake worker), so the
+ * port is set up explicitly; it then answers the parent with pdf.js's own `ready` message.
+ */
+import { WorkerMessageHandler } from "pdfjs-dist/legacy/build/pdf.worker.mjs";
+
+(WorkerMessageHandler as { initializeFromPort(port: unknown): void }).initializeFromPort(self);

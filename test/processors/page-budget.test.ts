@@ -1,0 +1,157 @@
+/**
+ * The per-page budget (PDF_PAGE_BUDGET → `pdfPageBudgetMs`, processors/budget.ts) on real PDFs
+ * with one page that is expensive for pdf.js (scripts/samples/heavy-page.ts), through the
+ * child process the worker uses (runIsolated) and in-process.
+ *
+ * Deterministic without timing assertions: the heavy pages cost seconds of pdf.js work
+ * (3,000,000 `Tj` operators to extract; 10,000 full-page fills to draw), the light pages
+ * tens of milliseconds, and the tight budget sits between them (500 ms); the generous budget
+ * (60 s) is far above the heavy page. The attempt's wall clock is 45 s, so a timeout that names
+ * a page came from the page budget, not from the wall clock (whose params have no page).
+ */
+import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { unzipSync } from "fflate";
+import sharp from "sharp";
+import { afterEach, beforeAll, describe, expect, test } from "vitest";
+import { runIsolated } from "../../processors/isolate.ts";
+import { closePdf, openPdf } from "../../processors/pdf/open.ts";
+import { processPdf } from "../../processors/pdf/process-pdf.ts";
+import { renderPageJpeg } from "../../processors/pdf/render.ts";
+import { extractText } from "../../processors/pdf/text.ts";
+import { fillOps, makePdf, textShowOps } from "../../scripts/samples/index.ts";
+import { makeWorkDir, testOptions } from "./support/fixtures.ts";
+import { refused } from "./support/run.ts";
+
+/** Budget the heavy pages are far over and the light pages far under, ms. */
+const TIGHT_MS = 500;
+/** Budget far over every page here, ms. */
+const GENEROUS_MS = 60_000;
+/** Wall clock of one isolated attempt: far over the heavy pages, so it never decides a test. */
+const LIMITS = { timeoutMs: 45_000, memoryMb: 1536 };
+/** `Tj` operators on the text-heavy page (≈ 3 s of getTextContent on the dev box). */
+const TEXT_OPS = 3_000_000;
+/** Full-page fills on the render-heavy page (≈ 3 s to draw at 1600 px on the dev box). */
+const FILLS = 10_000;
+/** The light pages' lines; page 3's own line comes before its heavy operators. */
+const LINES = [["Light page one"], ["Light page two"], ["Heavy page three"]];
+/** Non-space characters of {@link LINES}. */
+const LINE_CHARS = LINES.flat().join("").replace(/\s/g, "").length;
+
+let textHeavy: Uint8Array;
+let renderHeavy: Uint8Array;
+let renderHeavyFirst: Uint8Array;
+
+beforeAll(() => {
+  textHeavy = makePdf({ pages: LINES, contents: [null, null, textShowOps(TEXT_OPS)] });
+  renderHeavy = makePdf({ pages: LINES, contents: [null, null, fillOps(FILLS)] });
+  renderHeavyFirst = makePdf({ pages: [["Heavy page one"], ["Light page two"]], contents: [fillOps(FILLS)] });
+});
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+
+/** A fresh work dir with `bytes` written as `source.pdf`. */
+function input(bytes: Uint8Array): { dir: string; path: string } {
+  const work = makeWorkDir();
+  cleanups.push(work.cleanup);
+  const path = join(work.dir, "source.pdf");
+  writeFileSync(path, bytes);
+  return { dir: work.dir, path };
+}
+
+/** Pids of live processes whose command line mentions `needle` (the child carries its workDir in argv). */
+function processesMentioning(needle: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (readFileSync(`/proc/${entry}/cmdline`, "latin1").includes(needle)) pids.push(Number(entry));
+    } catch {
+      // gone between readdir and read
+    }
+  }
+  return pids;
+}
+
+describe("page budget through the processor child (runIsolated)", () => {
+  test("text: the heavy page 3 over a tight budget → processing_timeout {page: 3}, light pages passed, child gone", async () => {
+    const { dir, path } = input(textHeavy);
+    const progress: [number, number][] = [];
+    const err = await refused(
+      runIsolated(path, testOptions(dir, "heavy.pdf", { pdfPageBudgetMs: TIGHT_MS }), { ...LIMITS, onProgress: (d, t) => progress.push([d, t]) }),
+    );
+    expect(err.reason).toBe("processing_timeout");
+    expect(err.params).toEqual({ seconds: 1, page: 3 });
+    expect(err.message).toBe(`text of page 3 took over ${TIGHT_MS} ms`);
+    // Pages 1 and 2 finished inside the same budget (progress is reported after a page is done).
+    expect(progress[0]).toEqual([1, 3]);
+    expect(progress.every(([done]) => done <= 2)).toBe(true);
+    expect(processesMentioning(dir)).toEqual([]);
+    expect(readdirSync(dir).sort()).toEqual(["source.pdf"]); // no .txt, no result file left
+  }, 90_000);
+
+  test("text: the same file with a generous budget → every character of the heavy page extracted", async () => {
+    const { dir, path } = input(textHeavy);
+    const { facts, outputs } = await runIsolated(path, testOptions(dir, "heavy.pdf", { pdfPageBudgetMs: GENEROUS_MS }), LIMITS);
+    expect(facts.pages).toBe(3);
+    expect(facts.textChars).toBe(LINE_CHARS + 2 * TEXT_OPS); // `w0` … `w9`: two characters per Tj
+    const txt = readFileSync(outputs.find((o) => o.fileName === "heavy.txt")!.path, "utf8");
+    expect(txt.startsWith("--- page 1 of 3 ---\nLight page one\n")).toBe(true);
+    expect(txt).toContain("--- page 3 of 3 ---\nHeavy page three");
+    expect(facts.previewWidth).toBeGreaterThan(0);
+    expect(processesMentioning(dir)).toEqual([]);
+  }, 90_000);
+
+  test("render (`pages`): the heavy page 3 over a tight budget → processing_timeout {page: 3}; generous → all pages drawn", async () => {
+    const { dir, path } = input(renderHeavy);
+    const err = await refused(runIsolated(path, testOptions(dir, "fills.pdf", { action: "pages", pdfPageBudgetMs: TIGHT_MS }), LIMITS));
+    expect(err.reason).toBe("processing_timeout");
+    expect(err.params).toEqual({ seconds: 1, page: 3 });
+    expect(err.message).toBe(`render of page 3 took over ${TIGHT_MS} ms`); // text extraction of page 3 passed
+    expect(processesMentioning(dir)).toEqual([]);
+
+    const ok = await runIsolated(path, testOptions(dir, "fills.pdf", { action: "pages", pdfPageBudgetMs: GENEROUS_MS }), LIMITS);
+    expect(ok.facts.renderedPages).toBe(3);
+    const entries = unzipSync(readFileSync(ok.outputs[0]!.path));
+    expect(Object.keys(entries)).toEqual(["page-1.jpg", "page-2.jpg", "page-3.jpg"]);
+    // The last fill is 0.9 grey over the whole page: 0.9 × 255 ≈ 230 everywhere.
+    const stats = await sharp(entries["page-3.jpg"]!).stats();
+    for (const ch of stats.channels.slice(0, 3)) {
+      expect(Math.round(ch.mean)).toBeGreaterThanOrEqual(228);
+      expect(Math.round(ch.mean)).toBeLessThanOrEqual(231);
+    }
+  }, 120_000);
+});
+
+describe("page budget in-process: the over-budget page is stopped, not abandoned", () => {
+  test("extractText over budget → ProcessingError page 3, the pdf.js thread has ended, close does not hang", async () => {
+    const pdf = await openPdf(textHeavy);
+    expect(pdf.worker.mode).toBe("thread");
+    const err = await refused(extractText(pdf, TIGHT_MS));
+    expect([err.reason, err.params]).toEqual(["processing_timeout", { seconds: 1, page: 3 }]);
+    expect(pdf.worker.stopped).toBe(true);
+    await pdf.worker.ended; // the thread's `close` event: its parse loop was terminated
+    await closePdf(pdf);
+  }, 90_000);
+
+  test("renderPageJpeg over budget → null, render cancelled and the thread ended", async () => {
+    const pdf = await openPdf(renderHeavy);
+    expect(await renderPageJpeg(pdf, 1, 1600, GENEROUS_MS)).not.toBeNull(); // a light page first
+    expect(await renderPageJpeg(pdf, 3, 1600, TIGHT_MS)).toBeNull();
+    expect(pdf.worker.stopped).toBe(true);
+    await pdf.worker.ended;
+    await closePdf(pdf);
+  }, 90_000);
+
+  test("preview of a heavy page 1 over budget → skipped, the text result still delivered", async () => {
+    const { dir, path } = input(renderHeavyFirst);
+    const r = await processPdf(path, testOptions(dir, "cover.pdf", { pdfPageBudgetMs: TIGHT_MS }));
+    expect(r.facts.previewSkipped).toBe("page 1 render over budget");
+    expect(r.facts.previewWidth).toBeUndefined();
+    expect(r.outputs.map((o) => o.fileName)).toEqual(["cover.txt"]);
+    expect(readFileSync(r.outputs[0]!.path, "utf8")).toContain("--- page 2 of 2 ---\nLight page two");
+  }, 90_000);
+});
