@@ -42,7 +42,11 @@ async function main(): Promise<number> {
   log.info({ bot: bot.botInfo.username, mode: config.mode, data_dir: config.dataDir, pid: process.pid }, "docket starting");
   // BR-11: find out now, not per job, whether pdf.js can load; PDFs then fail with pdf_engine_unavailable.
   const pdf = await pdfSelfCheckInChild();
-  if (pdf.ok) log.info({ version: pdf.version, ms: pdf.ms }, "pdf engine self-check passed");
+  if (pdf.ok) {
+    log.info({ version: pdf.version, ms: pdf.ms, page_worker: pdf.pageWorker }, "pdf engine self-check passed");
+    // In-process, a busy page blocks the budget timer: only PROCESS_TIMEOUT stops it.
+    if (pdf.pageWorker !== "thread") log.warn("pdf.js runs without its worker thread: PDF_PAGE_BUDGET cannot stop a busy page, only PROCESS_TIMEOUT can");
+  }
   else log.error({ missing: pdf.missing }, "pdf engine self-check FAILED: PDFs will fail with pdf_engine_unavailable; run `bun install`");
 
   // Intake: a webhook behind nginx when WEBHOOK_URL is set, else long polling (never both).

@@ -29,12 +29,22 @@ export function localizedLabel(locale: Locale, label: string): string {
 }
 
 /**
+ * The `scope` variable of reason messages: `page` when the params name one PDF `page` (the
+ * message says "page N"), else `whole`. Fluent selects on strings, and a missing variable is an
+ * error, so every reason message receives it.
+ */
+export function reasonScope(params: Readonly<Record<string, unknown>>): "page" | "whole" {
+  return "page" in params ? "page" : "whole";
+}
+
+/**
  * Localized reason text for a failed job; falls back to the code itself when no message exists.
- * Params named `<name>_bytes` become `<name>` as a localized size ("59 KB", "3,3 МБ").
+ * Params named `<name>_bytes` become `<name>` as a localized size ("59 KB", "3,3 МБ"); the
+ * variable `scope` is `page` when params name a `page` (one PDF page failed), else `whole`.
  */
 export function reasonText(locale: Locale, reason: string, params: Record<string, string | number>): string {
   const key = `reason-${reason}`;
-  const vars: Record<string, string | number> = {};
+  const vars: Record<string, string | number> = { scope: reasonScope(params) };
   for (const [k, v] of Object.entries(params)) {
     if (k.endsWith("_bytes") && typeof v === "number") {
       const s = sizeParts(v);

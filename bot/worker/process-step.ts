@@ -210,7 +210,10 @@ export class ProcessStep {
   /** Map an error of the processing step to a failure; `largestOutput` (bytes) names the size of a 413. */
   private classify(err: unknown, largestOutput: number): TryFailure {
     if (err instanceof ProcessingError) {
-      const retryable = err.reason === "processing_timeout" || err.reason === "processing_crashed";
+      // A page over its budget fails the same way on every try (same file, same budget): not retryable.
+      // The wall-clock timeout and a crash may be load or memory pressure: retryable.
+      const pageOverrun = err.reason === "processing_timeout" && "page" in err.params;
+      const retryable = (err.reason === "processing_timeout" && !pageOverrun) || err.reason === "processing_crashed";
       return { reason: err.reason, retryable, params: err.params, detail: err.message };
     }
     if (err instanceof GrammyError) {

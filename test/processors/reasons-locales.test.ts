@@ -8,6 +8,7 @@ import { FluentBundle, FluentResource } from "@fluent/bundle";
 import sharp from "sharp";
 import { afterAll, describe, expect, test } from "vitest";
 import { REASON_CODES, type ReasonCode } from "../../bot/jobs/reasons.ts";
+import { reasonScope } from "../../bot/status/texts.ts";
 import { makePdf, textShowOps } from "../../scripts/samples/index.ts";
 import { processFile } from "../../processors/process-file.ts";
 import { ProcessingError } from "../../processors/types.ts";
@@ -26,7 +27,7 @@ function format(b: FluentBundle, code: string, params: Record<string, string | n
   const msg = b.getMessage(`reason-${code}`);
   expect(msg?.value, `reason-${code}`).toBeTruthy();
   const errors: Error[] = [];
-  const text = b.formatPattern(msg!.value!, params, errors);
+  const text = b.formatPattern(msg!.value!, { scope: reasonScope(params), ...params }, errors);
   expect(errors.map(String)).toEqual([]);
   return text;
 }
@@ -111,7 +112,9 @@ describe("params of real refusals format in both languages", () => {
     writeFileSync(path, makePdf({ pages: [["light"], ["heavy"]], contents: [null, textShowOps(3_000_000)] }));
     const err = await refused(processFile(path, testOptions(work.dir, "heavy.pdf", { pdfPageBudgetMs: 500 })));
     expect([err.reason, err.params]).toEqual(["processing_timeout", { seconds: 1, page: 2 }]);
-    expect(format(bundle("en"), err.reason, err.params)).toContain("1 s");
-    expect(format(bundle("ru"), err.reason, err.params)).toContain("1 с");
+    expect(format(bundle("en"), err.reason, err.params)).toContain("Page 2 took longer than 1 s");
+    expect(format(bundle("ru"), err.reason, err.params)).toContain("Страница 2 обрабатывалась дольше 1 с");
+    // The wall-clock timeout (no page) keeps the whole-file wording.
+    expect(format(bundle("en"), "processing_timeout", { seconds: 120 })).toBe("Processing took longer than 120 s and was stopped. The file may be too complex.");
   }, 60_000);
 });

@@ -19,7 +19,10 @@ format-by-ext = { $ext ->
    *[other] { $ext }
   }
 
-reason-too_big = The file is { $size } MB, over this bot’s { $limit } MB download limit.
+reason-too_big = { $size ->
+    [none] Telegram lets bots download files of up to { $limit } MB, and this one is larger.
+   *[other] The file is { $size } MB, over this bot’s { $limit } MB download limit.
+  }
 reason-size_mismatch = The downloaded file is { $size }, not the { $declared } Telegram announced. Please send it again.
 reason-file_unavailable = Telegram can’t give this file now, please send it again.
 reason-file_not_readable = The bot can’t read this file from its Bot API server. The operator can see why in the log; please try again later.
@@ -54,7 +57,10 @@ reason-corrupt = The { format-by-ext } file is damaged and can’t be read; expo
 reason-too_many_pixels = The image is { NUMBER($width, useGrouping: 0) }×{ NUMBER($height, useGrouping: 0) } ({ $megapixels } MP); the limit is { $limit } MP.
 reason-too_many_pages = This PDF has { $pages } pages; the limit is { $limit }.
 reason-pdf_engine_unavailable = PDF processing is unavailable on this bot right now; the operator has been told. Images still work.
-reason-processing_timeout = Processing took longer than { $seconds } s and was stopped. The file may be too complex.
+reason-processing_timeout = { $scope ->
+    [page] Page { $page } took longer than { $seconds } s to process and was stopped. That page may be too complex; the rest of the file was not processed.
+   *[whole] Processing took longer than { $seconds } s and was stopped. The file may be too complex.
+}
 reason-processing_crashed = Processing stopped unexpectedly (the file may need too much memory). Try a smaller file.
 reason-result_too_big = The result is { $size }, over the { $limit } MB upload limit.
 reason-delivery_failed = Telegram refused the result; please try again later.
