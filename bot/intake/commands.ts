@@ -9,7 +9,7 @@ import { localeFor } from "../i18n/index.ts";
 import type { FileJob } from "../db/schema.ts";
 import type { Services } from "../services.ts";
 import { displayName } from "./format.ts";
-import { isActive } from "../jobs/states.ts";
+import { isActive, isResultAlive, visibleState } from "../jobs/states.ts";
 
 /** Parse the job number argument of a command (`/status 12`, `/status #12`). */
 export function jobNumber(arg: string | undefined): number | null {
@@ -29,7 +29,7 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
   c.command("jobs", async (ctx) => {
     const jobs = await store.listByChat(ctx.chat.id, 10);
     if (jobs.length === 0) return say(ctx, ctx.t("cmd-jobs-empty"));
-    const lines = jobs.map((j) => ctx.t("cmd-status-line", { id: String(j.id), name: displayName(j.declaredName, j.id, j.source), status: ctx.t(`state-${j.status}`) }));
+    const lines = jobs.map((j) => ctx.t("cmd-status-line", { id: String(j.id), name: displayName(j.declaredName, j.id, j.source), status: ctx.t(`state-${visibleState(j, services.now())}`) }));
     say(ctx, [ctx.t("cmd-jobs-title"), ...lines].join("\n"));
   });
 
@@ -51,14 +51,13 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
   c.command("status", async (ctx) => {
     const job = await target(ctx, "status");
     if (!job) return;
-    say(ctx, ctx.t("cmd-status-line", { id: String(job.id), name: displayName(job.declaredName, job.id, job.source), status: ctx.t(`state-${job.status}`) }));
+    say(ctx, ctx.t("cmd-status-line", { id: String(job.id), name: displayName(job.declaredName, job.id, job.source), status: ctx.t(`state-${visibleState(job, services.now())}`) }));
   });
 
   c.command("resend", async (ctx) => {
     const job = await target(ctx, "resend");
     if (!job) return;
-    const alive = job.status === "ready" && job.resultExpiresAt !== null && Date.parse(job.resultExpiresAt) > services.now();
-    if (!alive) return say(ctx, ctx.t("cmd-resend-not-ready", { id: String(job.id), status: ctx.t(`state-${job.status}`) }));
+    if (!isResultAlive(job, services.now())) return say(ctx, ctx.t("cmd-resend-not-ready", { id: String(job.id), status: ctx.t(`state-${visibleState(job, services.now())}`) }));
     services.background(() => services.delivery.redeliver(job, localeFor(ctx.from?.language_code)), "resend");
   });
 

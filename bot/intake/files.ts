@@ -12,6 +12,7 @@ import type { DocketContext } from "../i18n/index.ts";
 import { localeFor } from "../i18n/index.ts";
 import type { FileJob } from "../db/schema.ts";
 import type { NewJob } from "../jobs/store.ts";
+import { isResultAlive } from "../jobs/states.ts";
 import type { Services } from "../services.ts";
 import { displayName, mb } from "./format.ts";
 
@@ -101,10 +102,17 @@ export function fileIntake(services: Services): Composer<DocketContext> {
   return c;
 }
 
-async function answerExisting(ctx: DocketContext, services: Services, job: FileJob, input: NewJob, now: number, tooBig: boolean): Promise<void> {
+async function answerExisting(ctx: DocketContext, services: Services, existing: FileJob, input: NewJob, now: number, tooBig: boolean): Promise<void> {
+  let job = existing;
   const { store, log } = services;
   const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
   const sameUpdate = job.updateId === input.updateId;
+  const resultAlive = isResultAlive(job, now);
+  // A result past its TTL that the janitor has not swept yet is gone for the user: treat it as expired.
+  if (!sameUpdate && job.status === "ready" && !resultAlive && (await store.expire(job.id, "ready", now))) {
+    jlog.info("re-sent file found its result past RESULT_TTL: expired before re-arming");
+    job = { ...job, status: "expired" };
+  }
   // A re-sent file may run again when the old try ended for a reason a new try can fix.
   const rearmable =
     !sameUpdate &&
@@ -118,8 +126,10 @@ async function answerExisting(ctx: DocketContext, services: Services, job: FileJ
       return;
     }
   }
-  if (job.status === "ready" && job.resultExpiresAt !== null && Date.parse(job.resultExpiresAt) > now) {
-    jlog.info({ same_update: sameUpdate }, "re-sent file: answering from the stored result");
+  // A redelivered update (same update_id: the bot stopped before confirming it) was handled the
+  // first time, results included: answer with the job, never send the results a second time.
+  if (resultAlive && !sameUpdate) {
+    jlog.info("re-sent file: answering from the stored result");
     const said = services.reply(input.chatId, ctx.t("intake-duplicate-ready", { id: String(job.id) }), { replyTo: input.messageId });
     services.background(async () => (await said, services.delivery.redeliver(job, localeFor(input.languageCode))), "re-delivery");
     return;

@@ -56,3 +56,17 @@ export function resumeStep(state: ActiveState): ResumeStep {
 export function poolFor(state: ActiveState): "download" | "process" {
   return state === "accepted" ? "download" : "process";
 }
+
+/**
+ * Whether a `ready` job's result is still kept (seed 000: retention; `result_expires_at` is a
+ * UTC ISO time). A `ready` row past it is expired for the user even before the janitor's sweep.
+ * @param now epoch ms
+ */
+export function isResultAlive(job: { readonly status: JobState; readonly resultExpiresAt: string | null }, now: number): boolean {
+  return job.status === "ready" && job.resultExpiresAt !== null && Date.parse(job.resultExpiresAt) > now;
+}
+
+/** The state to show the user: `expired` for a `ready` job past its TTL not yet swept, else the stored state. */
+export function visibleState(job: { readonly status: JobState; readonly resultExpiresAt: string | null }, now: number): JobState {
+  return job.status === "ready" && !isResultAlive(job, now) ? "expired" : job.status;
+}

@@ -208,6 +208,44 @@ describe("same-SHA-256 reuse when the re-send fails (never 'Done' without the do
   }, 30_000);
 });
 
+describe("repeats after ready (seed 000: a repeat is a harmless skip)", () => {
+  test("a redelivered update (same update_id) after ready answers with the job and sends no result again", async () => {
+    stack = await startStack({ runner: copyRunner() });
+    const u = stack.em.user({ language_code: "en" });
+    const sent = await u.sendDocument({ bytes: bytes(2000, 5), file_name: "r.bin" });
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
+    await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)));
+    const uploads = () => stack!.em.calls.filter((c) => c.method === "sendDocument" && c.ok).length;
+    const before = uploads();
+    stack.em.redeliver(sent.update_id); // the bot stopped before confirming it
+    const msgs = await u.waitFor((m) => m.some((x) => x.text?.includes(`#${job.id}`) && x.text.includes("already")));
+    expect(msgs.filter((x) => x.document)).toHaveLength(1);
+    await Bun.sleep(300);
+    expect(uploads()).toBe(before);
+  });
+
+  test("a ready result past RESULT_TTL not yet swept: /status says expired, /resend has nothing, the re-sent file runs again", async () => {
+    stack = await startStack({ runner: copyRunner(), env: { RESULT_TTL: "2s", JANITOR_INTERVAL: "1h" } });
+    const u = stack.em.user({ language_code: "en" });
+    const data = bytes(2500, 3);
+    const job = await ready(stack, u, data, "ttl.bin");
+    await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)));
+    await Bun.sleep(Date.parse(job.resultExpiresAt!) - Date.now() + 50);
+    expect((await stack.app.services.store.get(job.id))?.status).toBe("ready"); // no janitor pass yet
+    await u.sendText(`/status ${job.id}`);
+    await u.waitFor((m) => m.some((x) => x.text === `#${job.id} · ttl.bin · expired`));
+    await u.sendText(`/resend ${job.id}`);
+    await u.waitFor((m) => m.some((x) => x.text === `Job #${job.id} is “expired”, there is nothing to send.`));
+    const again = await u.sendDocument({ bytes: data, file_name: "ttl.bin" });
+    const { store } = stack.app.services;
+    await expect.poll(async () => (await store.get(job.id))?.updateId, { timeout: 5000 }).toBe(again.update_id); // re-armed
+    const rerun = await stack.waitJob(job.id);
+    expect(rerun.status).toBe("ready");
+    const docs = (await u.waitFor((m) => m.filter((x) => x.document).length >= 2)).filter((x) => x.document);
+    expect(docs).toHaveLength(2); // the result was made and sent again
+  }, 30_000);
+});
+
 describe("/settings (issue 5 §6)", () => {
   test("choosing 'pages' makes the same PDF processable again, as a ZIP of page images", async () => {
     stack = await startStack();

@@ -3,7 +3,7 @@ import { describe, expect, test } from "vitest";
 import { fits, refinedReservation, reservationFor } from "../../bot/jobs/budget.ts";
 import { isClaimable, isLeased, isLongDead, iso, leaseDeadline, renewAt } from "../../bot/jobs/lease.ts";
 import { backoffMs, decideAfterFailure, exhaustedAtClaim } from "../../bot/jobs/retry.ts";
-import { canTransition, isActive, poolFor, resumeStep } from "../../bot/jobs/states.ts";
+import { canTransition, isActive, isResultAlive, poolFor, resumeStep, visibleState } from "../../bot/jobs/states.ts";
 
 const T0 = Date.parse("2026-11-30T10:00:00.000Z");
 
@@ -105,5 +105,20 @@ describe("retry decisions (seed 000: attempts bound retries)", () => {
   test("backoff doubles and is capped at 60 s", () => {
     expect([1, 2, 3, 4].map(backoffMs)).toEqual([1000, 2000, 4000, 8000]);
     expect(backoffMs(30)).toBe(60_000);
+  });
+});
+
+describe("retention as the user sees it (seed 000: result_expires_at)", () => {
+  const at = (ms: number) => new Date(T0 + ms).toISOString();
+  test("a ready result is alive strictly before result_expires_at; past it the user sees expired", () => {
+    const ready = { status: "ready" as const, resultExpiresAt: at(1000) };
+    expect([isResultAlive(ready, T0 + 999), isResultAlive(ready, T0 + 1000)]).toEqual([true, false]);
+    expect([visibleState(ready, T0), visibleState(ready, T0 + 1000)]).toEqual(["ready", "expired"]);
+  });
+  test("other states show as stored, and only ready can be alive", () => {
+    expect(visibleState({ status: "failed", resultExpiresAt: null }, T0)).toBe("failed");
+    expect(visibleState({ status: "processing", resultExpiresAt: at(-5) }, T0)).toBe("processing");
+    expect(isResultAlive({ status: "expired", resultExpiresAt: at(1000) }, T0)).toBe(false);
+    expect(isResultAlive({ status: "ready", resultExpiresAt: null }, T0)).toBe(false);
   });
 });
