@@ -68,6 +68,16 @@ export class Finisher {
     await removeJobFiles(this.paths.work, jobId);
   }
 
+  /**
+   * After `ready` is committed: remove source and intermediates, then release the job's budget
+   * reservation (seed 000: the budget is freed once the temp files are gone, not before). A crash
+   * in between leaves the reservation to the janitor, which releases it after its sweep.
+   */
+  async releaseAfterReady(jobId: number): Promise<void> {
+    await this.removeTemp(jobId);
+    await this.services.store.releaseReservation(jobId);
+  }
+
   /** Remove one path, ignoring absence. */
   async removePath(path: string | null): Promise<void> {
     if (path) await rm(path, { recursive: true, force: true });

@@ -152,12 +152,11 @@ export class ProcessStep {
       resultExpiresAt: twin.resultExpiresAt,
       facts: twin.facts,
       detectedType: twin.detectedType,
-      reservedBytes: 0,
     });
     if (!ok) return true;
     this.services.metrics.jobsEnded.inc({ status: "ready", reason: "" });
     log.info({ job: job.id, twin: twin.id }, "same SHA-256 as a live result: reused without processing");
-    await this.finisher.removeTemp(job.id);
+    await this.finisher.releaseAfterReady(job.id);
     await this.services.status.final(job, t(locale, "status-ready-reused", { id: String(job.id), until: utcMinute(twin.resultExpiresAt!) }));
     return true;
   }
@@ -179,7 +178,7 @@ export class ProcessStep {
     for (const r of sentBefore) if (r.idx < rows.length) await this.services.store.setResultFileId(job.id, r.idx, r.telegramFileId!);
   }
 
-  /** Commit `ready`, then delete the source and intermediates, then say "done" (seed 000 order). */
+  /** Commit `ready`, then delete the source and intermediates and release the budget, then say "done" (seed 000 order). */
   private async commitReady(job: FileJob, facts: Facts, fromPhoto: boolean): Promise<void> {
     const { store, config, now, log, status } = this.services;
     const expiresAt = now() + config.resultTtlMs;
@@ -187,7 +186,6 @@ export class ProcessStep {
       resultExpiresAt: iso(expiresAt),
       facts: JSON.stringify(facts),
       detectedType: facts.type,
-      reservedBytes: 0,
     });
     if (!ok) {
       log.warn({ job: job.id }, "job moved by someone else before ready");
@@ -195,7 +193,7 @@ export class ProcessStep {
     }
     // Counted at the commit: a scrape that sees `ready` in the table sees it counted too.
     this.services.metrics.jobsEnded.inc({ status: "ready", reason: "" });
-    await this.finisher.removeTemp(job.id);
+    await this.finisher.releaseAfterReady(job.id);
     log.info({ job: job.id, file_unique_id: job.fileUniqueId, expires_at: iso(expiresAt) }, "ready");
     const locale = localeFor(job.languageCode);
     let text = t(locale, "status-ready", { id: String(job.id), facts: factsSummary(locale, facts), until: utcMinute(expiresAt) });

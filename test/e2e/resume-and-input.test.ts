@@ -6,7 +6,7 @@ import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { afterEach, describe, expect, test } from "vitest";
-import { generatedName } from "../../bot/worker/paths.ts";
+import { generatedName, jobIdOf } from "../../bot/worker/paths.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
 import { copyRunner } from "../support/copy-runner.ts";
 import { startStack, type Stack } from "../support/stack.ts";
@@ -54,6 +54,30 @@ describe("BR-08 document without file_name or mime_type; photo vs document", () 
     const done = (await u.waitFor((m) => m.some((x) => x.text?.startsWith("Done")))).find((x) => x.text?.startsWith("Done"))!;
     expect(done.text).toContain("JPEG image 1280×960");
     expect(done.text).toContain("Sent as a photo, so Telegram compressed it");
+  });
+});
+
+describe("budget release order (seed 000: the budget is freed once the temp files are gone)", () => {
+  test("at ready: the reservation is released only after downloads/ and work/ hold nothing of the job", async () => {
+    stack = await startStack({ runner: copyRunner() });
+    const { store } = stack.app.services;
+    const { downloads, work } = stack.app.paths;
+    const seen: Array<{ id: number; reserved: number; leftovers: string[] }> = [];
+    const release = store.releaseReservation.bind(store);
+    store.releaseReservation = async (id: number) => {
+      const leftovers = [...readdirSync(downloads), ...readdirSync(work)].filter((n) => jobIdOf(n) === id);
+      seen.push({ id, reserved: (await store.get(id))!.reservedBytes, leftovers });
+      return release(id);
+    };
+    const u = stack.em.user();
+    const sent = await u.sendDocument({ bytes: new Uint8Array(4000).fill(6), file_name: "b.bin" });
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
+    expect(job.status).toBe("ready");
+    await expect.poll(async () => (await store.get(job.id))!.reservedBytes).toBe(0);
+    const mine = seen.filter((x) => x.id === job.id);
+    expect(mine.length).toBeGreaterThan(0);
+    expect(mine[0]!.reserved).toBeGreaterThan(0); // still reserved when ready was committed
+    expect(mine[0]!.leftovers).toEqual([]); // and released only with the files gone
   });
 });
 
