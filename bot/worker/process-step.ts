@@ -12,7 +12,7 @@ import { uploadLimit } from "../config.ts";
 import type { FileJob } from "../db/schema.ts";
 import { sha256File } from "../fetch/hash-copy.ts";
 import { localeFor, t } from "../i18n/index.ts";
-import { mb, utcMinute } from "../intake/format.ts";
+import { utcMinute } from "../intake/format.ts";
 import { iso } from "../jobs/lease.ts";
 import { resumeStep } from "../jobs/states.ts";
 import type { TryFailure } from "../jobs/retry.ts";
@@ -215,7 +215,7 @@ export class ProcessStep {
       return { reason: err.reason, retryable, params: err.params, detail: err.message };
     }
     if (err instanceof GrammyError) {
-      if (err.error_code === 413) return { reason: "result_too_big", retryable: false, params: { size_bytes: largestOutput, limit: mb(uploadLimit(this.services.config)) }, detail: `sendDocument: ${err.description}` };
+      if (err.error_code === 413) return { reason: "result_too_big", retryable: false, params: { size_bytes: largestOutput, limit_bytes: uploadLimit(this.services.config) }, detail: `sendDocument: ${err.description}` };
       if (err.error_code === 403 || /chat not found/i.test(err.description)) return { reason: "delivery_failed", retryable: false, detail: `sendDocument: ${err.description}` };
       return { reason: "delivery_failed", retryable: true, detail: `sendDocument: ${err.error_code} ${err.description}` };
     }

@@ -120,6 +120,6 @@ describe("checkOutputSizes", () => {
     }
     expect(err).toBeInstanceOf(ProcessingError);
     expect((err as ProcessingError).reason).toBe("result_too_big");
-    expect((err as ProcessingError).params).toEqual({ size_bytes: 53_000_000, limit: 50 });
+    expect((err as ProcessingError).params).toEqual({ size_bytes: 53_000_000, limit_bytes: 52_428_800 });
   });
 });

@@ -50,7 +50,7 @@ const SAMPLES: Record<ReasonCode, Record<string, string | number>> = {
   pdf_engine_unavailable: {},
   processing_timeout: { seconds: 120 },
   processing_crashed: {},
-  result_too_big: { size: "52.4 MB", limit: 50 },
+  result_too_big: { size: "52.4 MB", limit: "50 MB" },
   delivery_failed: {},
   cancelled: {},
   attempts_exhausted: {},

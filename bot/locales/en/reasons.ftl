@@ -62,7 +62,7 @@ reason-processing_timeout = { $scope ->
    *[whole] Processing took longer than { $seconds } s and was stopped. The file may be too complex.
 }
 reason-processing_crashed = Processing stopped unexpectedly (the file may need too much memory). Try a smaller file.
-reason-result_too_big = The result is { $size }, over the { $limit } MB upload limit.
+reason-result_too_big = The result is { $size }, over the { $limit } upload limit.
 reason-delivery_failed = Telegram refused the result; please try again later.
 reason-cancelled = Cancelled.
 reason-attempts_exhausted = The file could not be processed after several attempts.

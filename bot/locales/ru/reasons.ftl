@@ -65,7 +65,7 @@ reason-processing_timeout = { $scope ->
    *[whole] Обработка длилась дольше { $seconds } с и была остановлена. Возможно, файл слишком сложный.
 }
 reason-processing_crashed = Обработка неожиданно прервалась (возможно, файлу нужно слишком много памяти). Попробуйте файл поменьше.
-reason-result_too_big = Результат весит { $size } — больше лимита отправки ({ $limit } МБ).
+reason-result_too_big = Результат весит { $size } — больше лимита отправки ({ $limit }).
 reason-delivery_failed = Telegram не принял результат; попробуйте позже.
 reason-cancelled = Отменено.
 reason-attempts_exhausted = Файл не удалось обработать после нескольких попыток.
