@@ -39,7 +39,6 @@ status-ready = Done, job #{ $id }: { $facts }.
   The result is kept until { $until } (UTC).
 status-ready-reused = Done, job #{ $id }: the same file was processed before — sending that result. Kept until { $until } (UTC).
 status-failed = Job #{ $id } failed: { $reason }
-status-expired = Job #{ $id }: the result expired and its files were deleted.
 status-retrying = Job #{ $id }: that didn’t work, trying again (attempt { $attempt } of { $max }).
 photo-note = Sent as a photo, so Telegram compressed it; send it as a file to process the original.
 mismatch-note = It was sent as “.{ $declared }”, but the content is: { $actual }.
