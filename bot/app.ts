@@ -73,6 +73,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
   bot.api.config.use(holds.transformer()); // inner: sees every raw 429, also those auto-retry retries
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
   const api = bot.api;
+  // The outbox's own client: exactly one HTTP call per action (seed 002), so it sees every 429
+  // itself (ChatHold → holds + metric) and collapses stale edits; auto-retry would hide both.
+  const outboxApi = new Api(config.token, { apiRoot: config.apiRoot });
+  outboxApi.config.use(holds.transformer());
 
   const metrics = createMetrics(store, config.downloadBudget);
   // Every chat message of a job goes through the outbox: per-chat and bot-wide pacing, 429 holds.
@@ -87,7 +91,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       } else log.warn({ chat_id: e.chatId, event: e.type, reason: e.reason }, "outbox delivery problem");
     },
   });
-  const status = opts.statusReporter?.(api, { store, log }) ?? new OutboxStatusReporter(outbox, api, store, log);
+  const status = opts.statusReporter?.(api, { store, log }) ?? new OutboxStatusReporter(outbox, outboxApi, store, log);
   const delivery = new Delivery(api, store, log, holds);
   const fetcher: Fetcher = config.mode === "local" ? localFetcher(api, config.localBotApiDir, log) : cloudFetcher(api, config.apiRoot, config.token);
   const runner = opts.runner ?? (await defaultRunner());
@@ -102,7 +106,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   };
   const reply = (chatId: number, text: string, o: { replyTo?: number; replyMarkup?: unknown } = {}): Promise<void> => {
     const delivered = outbox
-      .send(api, chatId, { text, ...(o.replyMarkup ? { reply_markup: o.replyMarkup as never } : {}) }, o.replyTo !== undefined ? { replyTo: o.replyTo } : {})
+      .send(outboxApi, chatId, { text, ...(o.replyMarkup ? { reply_markup: o.replyMarkup as never } : {}) }, o.replyTo !== undefined ? { replyTo: o.replyTo } : {})
       .then(() => undefined);
     background(() => delivered, "chat reply");
     return delivered.catch(() => undefined);

@@ -8,7 +8,6 @@
  * "message is not modified" → success; everything else (HttpError, 5xx, unknown 400) → transient.
  * Error strings: botapi-facts.md §3.
  */
-import { GrammyError } from "grammy";
 import type { Action, Result } from "./action.ts";
 
 /** Description fragments (lower case) that doom the whole stream. */
@@ -45,14 +44,32 @@ const MESSAGE_DEAD = [
   "message_id_invalid",
 ];
 
+/** The fields of a Bot API error answer that classify reads (grammY's GrammyError has them). */
+export interface BotApiErrorLike {
+  readonly error_code: number;
+  readonly description: string;
+  readonly parameters?: { readonly retry_after?: number };
+}
+
+/**
+ * True for an error carrying a Bot API error answer: numeric `error_code` and string
+ * `description`. Checked by shape, not `instanceof GrammyError`, so an error from a second copy of
+ * grammY in the dependency tree (or a wrapper) is still classified (audit-002 LOW 13).
+ */
+export function isBotApiError(err: unknown): err is BotApiErrorLike {
+  if (typeof err !== "object" || err === null) return false;
+  const e = err as { error_code?: unknown; description?: unknown };
+  return typeof e.error_code === "number" && typeof e.description === "string";
+}
+
 /** "Bad Request: message is not modified: …": what we wanted is already there (seed: is_not_modified). */
 export function isNotModified(err: unknown): boolean {
-  return err instanceof GrammyError && err.error_code === 400 && err.description.toLowerCase().includes("message is not modified");
+  return isBotApiError(err) && err.error_code === 400 && err.description.toLowerCase().includes("message is not modified");
 }
 
 /** "message to delete not found": the message is already gone, which is what a delete wanted (docket addition). */
 function isAlreadyDeleted(err: unknown, action: Action): boolean {
-  return (action.type === "delete" || action.type === "drop") && err instanceof GrammyError && err.description.toLowerCase().includes("message to delete not found");
+  return (action.type === "delete" || action.type === "drop") && isBotApiError(err) && err.description.toLowerCase().includes("message to delete not found");
 }
 
 /**
@@ -61,7 +78,7 @@ function isAlreadyDeleted(err: unknown, action: Action): boolean {
  */
 export function classify(err: unknown, action: Action): Result {
   if (isNotModified(err) || isAlreadyDeleted(err, action)) return { ok: true };
-  if (!(err instanceof GrammyError)) {
+  if (!isBotApiError(err)) {
     const reason = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
     return { ok: false, kind: "transient", reason, error: err };
   }

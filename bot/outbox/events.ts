@@ -60,14 +60,29 @@ function errorFields(obj: object): object {
   return err instanceof Error ? { ...o, err: { name: err.name, message: err.message } } : o;
 }
 
-/** Deliver events to the sink, catching and logging its exceptions (seed: "ваша сломанная телеметрия не уронит доставку"). */
+/**
+ * Log at error level, swallowing the logger's own exceptions: the worker's crash and shutdown
+ * paths must still answer every finish() waiter when logging is broken too (audit-002 LOW 12).
+ */
+export function safeError(log: OutboxLogger, obj: object, msg: string): void {
+  try {
+    log.error(obj, msg);
+  } catch {
+    // nowhere left to report it; delivery goes on
+  }
+}
+
+/**
+ * Deliver events to the sink, catching and logging its exceptions (seed: "ваша сломанная телеметрия
+ * не уронит доставку"). Never throws, even when the logger throws as well.
+ */
 export function deliverEvents(events: readonly OutboxEvent[], sink: EventSink | undefined, log: OutboxLogger): void {
   if (!sink) return;
   for (const e of events) {
     try {
       sink(e);
     } catch (err) {
-      log.error({ err, event: e.type }, "outbox event sink threw");
+      safeError(log, { err, event: e.type }, "outbox event sink threw");
     }
   }
 }

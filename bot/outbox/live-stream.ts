@@ -16,6 +16,8 @@ import type { MessageEntity } from "grammy/types";
 /** What a LiveStream needs from its worker. */
 export interface StreamLink {
   wake(): void;
+  /** Settles when the worker's loop has ended (for whatever reason); finish() races it. */
+  readonly done: Promise<void>;
 }
 
 /** Extra fields for {@link LiveStream.updateText}: they go on every part, reply_markup on the last. */
@@ -88,7 +90,9 @@ export class LiveStream implements AsyncDisposable {
       this.state.finalize();
       this.link.wake();
     }
-    const o = await this.settledPromise;
+    // Seed: waiting is a race of the stream's settlement and the worker task itself, so a worker
+    // that died without answering (a bug on its way out) cannot leave finish() hanging.
+    const o = await Promise.race([this.settledPromise, this.link.done.then(() => this.workerGone(), (err: unknown) => this.workerGone(err))]);
     if (o.status === "failed" && (opts.raiseOnFailure ?? this.raiseOnFailure)) throw new StreamFailedError(this.id, this.chatId, o);
     return [...o.messageIds];
   }
@@ -104,6 +108,12 @@ export class LiveStream implements AsyncDisposable {
   /** `await using`: finishes quietly (never throws, so it cannot mask the block's exception). */
   async [Symbol.asyncDispose](): Promise<void> {
     await this.finish({ raiseOnFailure: false });
+  }
+
+  /** The outcome when the worker ended without settling this stream: failed, with what was delivered. */
+  private workerGone(error?: unknown): Outcome {
+    this.settle(Object.freeze({ status: "failed", messageIds: Object.freeze(this.state.deliveredIds()), reason: "worker stopped", error }));
+    return this.result!;
   }
 
   /** The outcome once settled, else null (seed: outcome()). */

@@ -186,9 +186,10 @@ export class Outbox {
     });
     this.workers.set(key, worker);
     worker.start(ROOT);
-    void worker.done.then(() => {
+    const forget = () => {
       if (this.workers.get(key) === worker) this.workers.delete(key);
-    });
+    };
+    void worker.done.then(forget, forget);
     return worker;
   }
 }

@@ -41,9 +41,13 @@ export function isPrivateChat(chatId: number): boolean {
   return chatId > 0;
 }
 
-/** Non-zero draft id for a stream slot, within 1…2^31−1 (Bot API sendMessageDraft: draft_id must be non-zero). */
+/**
+ * Non-zero draft id for a stream slot: streamId·256 + index + 1 (index taken mod 256), kept within
+ * 1…2^31−1 (Bot API sendMessageDraft: draft_id must be non-zero). Slots 0…255 of a stream get 256
+ * distinct ids, disjoint from every other stream's (until 2^31/256 streams wrap around).
+ */
 export function draftIdOf(streamId: number, index: number): number {
-  return ((streamId * 256 + (index % 255)) % 0x7fff_ff00) + 1;
+  return ((streamId * 256 + (index % 256)) % 0x7fff_ff00) + 1;
 }
 
 /** Earliest monotonic ms at which a call of `kind` is allowed in this chat by the per-chat limits. */

@@ -11,7 +11,11 @@
  *   an entity (or overlapping entities) alone exceeds the limit: then entities longer than the
  *   limit are ignored for the cut and split in two (first still respecting shorter entities, then
  *   ignoring all). A split entity appears in both parts with the same type and fields;
- * - entity offsets are re-based to each part.
+ * - entity offsets are re-based to each part;
+ * - no part is blank (empty or whitespace only) unless the whole text is: Telegram trims a message
+ *   text and answers 400 "message text is empty" for a blank one, so a cut at a trailing
+ *   separator or inside a run of spaces must not leave such a part (audit-002 MEDIUM 2). Blank
+ *   parts are dropped, like the separators around them.
  */
 import type { MessageEntity } from "grammy/types";
 
@@ -40,8 +44,9 @@ interface Cut {
 }
 
 /**
- * Split `text` (with its `entities`) into parts of at most `limit` UTF-16 code units.
- * Always returns at least one part (an empty text gives one empty part).
+ * Split `text` (with its `entities`) into parts of at most `limit` UTF-16 code units, none of
+ * them blank when `text` is not blank. Always returns at least one part (an empty or blank text
+ * gives its first part, which is blank).
  * @throws RangeError when limit < 2 (a surrogate pair must fit).
  */
 export function splitText(text: string, entities: readonly MessageEntity[] = [], limit = MESSAGE_LIMIT): TextPart[] {
@@ -54,7 +59,8 @@ export function splitText(text: string, entities: readonly MessageEntity[] = [],
     s = cut.next;
   }
   parts.push(slice(text, entities, s, text.length));
-  return parts;
+  const filled = parts.filter((p) => p.text.trim() !== "");
+  return filled.length > 0 ? filled : parts.slice(0, 1);
 }
 
 function slice(text: string, entities: readonly MessageEntity[], a: number, b: number): TextPart {

@@ -3,7 +3,8 @@
  * the outbox lives here.
  *
  *   plan = machine.plan(now)
- *   action    → (bot-wide slot) → execute in the stream's context → machine.apply → repeat
+ *   action    → (bot-wide slot, and one spacing after the last real send) → execute in the
+ *               stream's context → machine.apply → repeat
  *   no action → settle/sweep, check eviction, sleep until the deadline or a wake-up
  *
  * Source: seed 002 "MachineWorker": no polling (update() wakes the worker at once); settled
@@ -13,7 +14,7 @@
 import type { Api } from "grammy";
 import { spendsBotBudget } from "./action.ts";
 import type { Clock } from "./clock.ts";
-import { deliverEvents, type EventSink, type OutboxLogger } from "./events.ts";
+import { deliverEvents, safeError, type EventSink, type OutboxLogger } from "./events.ts";
 import type { Executor } from "./executor.ts";
 import type { RateLimiter } from "./limiter.ts";
 import type { ChatMachine } from "./machine.ts";
@@ -122,7 +123,8 @@ export class ChatWorker {
     const { machine: m, deps } = this;
     const { clock, executor, limiter } = deps;
     let crash: unknown = null;
-    let haveSlot = false;
+    /** Time of the bot-wide slot this worker holds (monotonic ms), or null. */
+    let slotAt: number | null = null;
     try {
       while (!this.cancelCtl.signal.aborted) {
         const now = clock.now();
@@ -131,15 +133,19 @@ export class ChatWorker {
         const p = m.plan(now);
         if (p.type === "act") {
           const a = p.action;
-          if (limiter && spendsBotBudget(a.kind) && !haveSlot) {
-            const slot = limiter.reserve(now);
-            if (slot > now) {
-              haveSlot = true; // re-plan after the wait: the content may be fresher by then
-              await clock.sleep(slot - now, this.cancelCtl.signal);
+          if (limiter && spendsBotBudget(a.kind)) {
+            // Wait for this worker's place in the bot-wide queue, and also for one spacing after the
+            // last real send: a loaded event loop fires many workers' timers late and at once, and
+            // their slots (by then in the past) must not all be spent in one bunch.
+            slotAt ??= limiter.reserve(now);
+            const wait = Math.max(slotAt - now, limiter.useWait(now));
+            if (wait > 0) {
+              await clock.sleep(wait, this.cancelCtl.signal); // then re-plan: the content may be fresher
               continue;
             }
+            limiter.use(now);
           }
-          haveSlot = false;
+          slotAt = null;
           const h = this.handles.get(a.streamId);
           if (!h) throw new Error(`outbox: no handle for stream ${a.streamId}`);
           m.start(a);
@@ -150,7 +156,7 @@ export class ChatWorker {
           deps.onApplied?.();
           continue;
         }
-        haveSlot = false;
+        slotAt = null;
         if (m.isEvictable(now) || (this.draining && this.handles.size === 0)) {
           this.stopping = true;
           break;
@@ -159,13 +165,20 @@ export class ChatWorker {
       }
     } catch (err) {
       crash = err;
-      deps.log.error({ err, chatId: this.chatId }, "outbox worker crashed");
+      safeError(deps.log, { err, chatId: this.chatId }, "outbox worker crashed");
     } finally {
+      // Nothing here may throw past the waiters: every finish() must get an answer (seed: a dead
+      // worker answers its waiters), and `done` must resolve, not reject unhandled.
       this.stopping = true;
-      if (crash !== null) m.killAll("worker crashed", crash);
-      else if (this.cancelCtl.signal.aborted) m.killAll("worker cancelled");
-      m.tick(clock.now());
-      this.flush();
+      try {
+        if (crash !== null) m.killAll("worker crashed", crash);
+        else if (this.cancelCtl.signal.aborted) m.killAll("worker cancelled");
+        m.tick(clock.now());
+        this.flush();
+      } catch (err) {
+        crash ??= err;
+        safeError(deps.log, { err, chatId: this.chatId }, "outbox worker shutdown failed");
+      }
       for (const [id, h] of this.handles) h.onSettled({ status: "failed", messageIds: m.stream(id)?.deliveredIds() ?? [], reason: "worker stopped", error: crash ?? undefined });
       this.handles.clear();
     }

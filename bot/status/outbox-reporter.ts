@@ -25,6 +25,10 @@ interface Entry {
 export class OutboxStatusReporter implements StatusReporter {
   private readonly entries = new Map<number, Entry>();
 
+  /**
+   * @param api the outbox's own client: no auto-retry, so every 429 reaches the outbox (ChatHold,
+   *   stale edits collapsed to the latest text; seed 002: one action → exactly one API call).
+   */
   constructor(
     private readonly outbox: Outbox,
     private readonly api: Api,

@@ -10,6 +10,7 @@ export const DEFAULT_RATE_LIMITS: Required<RateLimits> = {
   perChatBurst: 3,
   perChatPerSec: 1,
   groupPerMin: 20,
+  groupWindowMs: 60_000,
   globalPerSec: 30,
   chatActionPerSec: 10,
   draftPerSec: 0,
@@ -99,9 +100,9 @@ export class RateLimiter {
     let wait = Math.max(chatBucket.waitMs(now), this.global.waitMs(now));
     let window: number[] | undefined;
     if (chatId < 0) {
-      window = (this.group.get(chatId) ?? []).filter((t) => t > now - 60_000);
+      window = (this.group.get(chatId) ?? []).filter((t) => t > now - l.groupWindowMs);
       this.group.set(chatId, window);
-      if (window.length >= l.groupPerMin) wait = Math.max(wait, window[window.length - l.groupPerMin]! + 60_000 - now);
+      if (window.length >= l.groupPerMin) wait = Math.max(wait, window[window.length - l.groupPerMin]! + l.groupWindowMs - now);
     }
     if (wait > 0) return wait;
     chatBucket.take(now);

@@ -12,6 +12,9 @@ describe("toChunk", () => {
     expect(toChunk({ text: "a", link_preview: { is_disabled: true } }).hash).not.toBe(toChunk("a").hash);
     expect(toChunk({ text: "a", reply_to: 5 }).hash).not.toBe(toChunk("a").hash);
     expect(toChunk({ text: "a", entities: [{ type: "bold", offset: 0, length: 1 }] }).hash).not.toBe(toChunk("a").hash);
+    // parse_mode changes what the chat shows ("<b>a</b>" bold vs literal): a switch must be sent
+    expect(toChunk({ text: "a", parse_mode: "HTML" }).hash).not.toBe(toChunk("a").hash);
+    expect(toChunk({ text: "a", parse_mode: "HTML" }).hash).not.toBe(toChunk({ text: "a", parse_mode: "MarkdownV2" }).hash);
   });
 
   test("parse_mode drops entities (two exclusive forms of the same thing)", () => {

@@ -12,6 +12,26 @@ const edit: Action = { kind: "edit", type: "edit", streamId: 1, index: 0, chunk:
 const del: Action = { ...edit, kind: "delete", type: "delete", chunk: null };
 
 describe("classify", () => {
+  test("classified by shape, not instanceof: a Bot API error from another grammY copy is not 'transient'", () => {
+    /** What a second copy of grammY (or a wrapper) throws: same fields, a different class. */
+    class OtherGrammyError extends Error {
+      constructor(
+        readonly error_code: number,
+        readonly description: string,
+        readonly parameters: { retry_after?: number } = {},
+      ) {
+        super(`Call failed (${error_code}: ${description})`);
+      }
+    }
+    expect(classify(new OtherGrammyError(403, "Forbidden: bot was blocked by the user"), edit)).toMatchObject({ kind: "stream_dead" });
+    expect(classify(new OtherGrammyError(400, "Bad Request: message to edit not found"), edit)).toMatchObject({ kind: "message_dead" });
+    expect(classify(new OtherGrammyError(400, "Bad Request: message is not modified"), edit)).toEqual({ ok: true });
+    expect(classify(new OtherGrammyError(400, "Bad Request: message to delete not found"), del)).toEqual({ ok: true });
+    expect(classify(new OtherGrammyError(429, "Too Many Requests: retry after 3", { retry_after: 3 }), edit)).toMatchObject({ kind: "transient", retryAfterMs: 3000 });
+    // no Bot API fields: a network failure stays transient
+    expect(classify(Object.assign(new Error("socket hang up"), { error_code: "ECONNRESET" }), edit)).toMatchObject({ kind: "transient", reason: "Error: socket hang up" });
+  });
+
   test("429 → transient with retry_after in ms, and the error object kept", () => {
     const e = gerr(429, "Too Many Requests: retry after 5", 5);
     expect(classify(e, edit)).toEqual({ ok: false, kind: "transient", reason: "Too Many Requests: retry after 5", error: e, retryAfterMs: 5000 });

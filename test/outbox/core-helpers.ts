@@ -80,3 +80,14 @@ export function useEmulator(set: (em: Emulator) => void): void {
 
 /** Wait `ms` milliseconds. */
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Most entries of `times` (ms, any order) that fall within one sliding window of `windowMs`. */
+export function maxInWindow(times: readonly number[], windowMs: number): number {
+  const at = [...times].sort((a, b) => a - b);
+  let max = 0;
+  for (let i = 0, j = 0; i < at.length; i++) {
+    while (at[i]! - at[j]! >= windowMs) j++;
+    max = Math.max(max, i - j + 1);
+  }
+  return max;
+}

@@ -7,7 +7,7 @@ import { Api } from "grammy";
 import { describe, expect, test } from "vitest";
 import { Outbox, type LiveStream } from "../../bot/outbox/index.ts";
 import type { ChatUser, Emulator, Group } from "../emulator/index.ts";
-import { sleep, useEmulator } from "./core-helpers.ts";
+import { maxInWindow, sleep, useEmulator } from "./core-helpers.ts";
 
 let em: Emulator;
 useEmulator((e) => (em = e));
@@ -22,6 +22,12 @@ function answer(i: number): string[] {
 describe("outbox under the emulator's enforced limits", () => {
   test("100 chats × 200 updates, key moves, shrinking lists: no 429, final state everywhere, no orphans", async () => {
     const api = new Api(em.token, { apiRoot: em.apiRoot });
+    // client-side send times of everything that spends the bot-wide budget (what the outbox controls)
+    const sentAt: number[] = [];
+    api.config.use((prev, method, payload, signal) => {
+      if (method === "sendMessage" || method === "editMessageText" || method === "sendMessageDraft") sentAt.push(performance.now());
+      return prev(method, payload, signal);
+    });
     const outbox = new Outbox();
     const chats: (ChatUser | Group)[] = [];
     for (let i = 0; i < 90; i++) chats.push(em.user());
@@ -57,14 +63,13 @@ describe("outbox under the emulator's enforced limits", () => {
     }
     // bot-wide: no 1-second window holds more than 30 sends+edits
     const msgCalls = em.calls.filter((c) => c.method === "sendMessage" || c.method === "editMessageText").map((c) => c.at);
-    let maxWindow = 0;
-    for (let i = 0, j = 0; i < msgCalls.length; i++) {
-      while (msgCalls[i]! - msgCalls[j]! >= 1000) j++;
-      maxWindow = Math.max(maxWindow, i - j + 1);
-    }
-    // Arrival times bunch up when the machine is loaded; the emulator's own global bucket (burst 30 +
-    // 30/s) is the enforced limit and the zero-429 assertion is the test. The window is reported only.
-    console.log(`[outbox load] max ${maxWindow} sends+edits arrived within one second`);
+    const maxWindow = maxInWindow(msgCalls, 1000);
+    // Arrival times bunch up when the machine is loaded (the emulator shares this process); the
+    // emulator's own global bucket is enforced by the zero-429 assertion. The bot-wide cap is
+    // asserted on client-side send times (FAQ ~30/s; the outbox's default is 28/s).
+    const maxSent = maxInWindow(sentAt, 1000);
+    expect(maxSent).toBeLessThanOrEqual(30);
+    console.log(`[outbox load] max ${maxWindow} sends+edits arrived within one second, ${maxSent} sent`);
     const deletes = em.count("deleteMessage");
     expect(deletes).toBeGreaterThan(0); // key moves and shrinking lists really happened in the chat
     console.log(`[outbox load] ${chats.length} chats × 200 updates: ${em.calls.length} API calls (${msgCalls.length} sends+edits, ${deletes} deletes, ${em.count("sendChatAction")} typing), 0 × 429, max ${maxWindow} msg/s, ${(elapsed / 1000).toFixed(1)} s`);

@@ -37,6 +37,19 @@ describe("ChatMachine.apply", () => {
     expect(m.stream(1)!.status).toBe("live");
   });
 
+  test("1 before 2: a 429 on sendChatAction holds the chat (ChatHold) and leaves the typing time untouched", () => {
+    const m = machine();
+    stream(m, 1, { typing: true });
+    const a = take(m, 0);
+    expect(a.type).toBe("typing");
+    m.apply(a, tooMany(5), 0);
+    expect(m.timings.holdUntil).toBe(5000);
+    expect(m.timings.action).toBe(-Infinity);
+    expect(m.drainEvents()).toEqual([{ type: "ChatHold", chatId: 42, retryAfterMs: 5000, untilMs: 5000 }]);
+    expect(m.plan(4999)).toEqual({ type: "sleep", until: 5000 });
+    expect(take(m, 5000).type).toBe("typing"); // the typing time was not spent: typing again right after the hold
+  });
+
   test("3. success clears the backoff and records the delivered state", () => {
     const m = machine();
     const s = stream(m, 1);

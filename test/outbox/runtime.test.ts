@@ -7,11 +7,14 @@ import { Api } from "grammy";
 import { describe, expect, test } from "vitest";
 import type { Action, Result } from "../../bot/outbox/action.ts";
 import { realClock, type Clock } from "../../bot/outbox/clock.ts";
-import type { OutboxEvent, OutboxLogger } from "../../bot/outbox/events.ts";
+import { deliverEvents, type OutboxEvent, type OutboxLogger } from "../../bot/outbox/events.ts";
 import type { Executor } from "../../bot/outbox/executor.ts";
 import { Outbox, StreamFailedError, type Options } from "../../bot/outbox/index.ts";
 import { RateLimiter } from "../../bot/outbox/limiter.ts";
+import { LiveStream } from "../../bot/outbox/live-stream.ts";
+import { StreamState } from "../../bot/outbox/stream-state.ts";
 import { TimingsCache } from "../../bot/outbox/timings.ts";
+import { maxInWindow } from "./core-helpers.ts";
 
 const api = new Api("123456:TEST-token-never-used");
 const api2 = new Api("777:other-bot");
@@ -56,8 +59,8 @@ describe("Outbox runtime", () => {
     expect(sleeps.length).toBeLessThanOrEqual(2);
     expect(Math.min(...sleeps)).toBeGreaterThan(29_000);
     s.update("hello");
-    await sleep(30);
-    expect(calls).toHaveLength(1);
+    // Woken, not polled: the worker's next deadline is ≥ 29 s away, so a send well within that proves the wake.
+    await expect.poll(() => calls.length, { timeout: 10_000 }).toBe(1);
     for (let i = 0; i < 100; i++) s.update(`hello ${i}`);
     expect(await s.finish()).toEqual([100]);
     expect(calls.map((c) => c.action.kind !== "action" && c.action.chunk?.text)).toEqual(["hello", "hello 99"]);
@@ -87,8 +90,7 @@ describe("Outbox runtime", () => {
     const { calls, executor } = recorder();
     const outbox = new Outbox({ options: { ...fast, sendIntervalMs: 400, messageIntervalMs: 400, machineTtlMs: 40, streamTtlMs: 10 }, executor });
     expect(await outbox.send(api, 5, "first")).toEqual([100]);
-    await sleep(150);
-    expect(outbox.activeChats).toBe(0);
+    await expect.poll(() => outbox.activeChats).toBe(0);
     await outbox.send(api, 5, "second");
     expect(calls[1]!.at - calls[0]!.at).toBeGreaterThanOrEqual(395);
     await outbox.close();
@@ -183,12 +185,12 @@ describe("Outbox runtime", () => {
 
   test("raiseOnFailure=false: finish() returns the delivered ids; the sink sees events and its exceptions are logged", async () => {
     const seen: OutboxEvent[] = [];
-    const { executor } = recorder((a) => (a.type === "edit" ? { ok: false, kind: "message_dead", reason: "Bad Request: message to edit not found", error: null } : { ok: true }));
+    const { calls, executor } = recorder((a) => (a.type === "edit" ? { ok: false, kind: "message_dead", reason: "Bad Request: message to edit not found", error: null } : { ok: true }));
     const log: OutboxLogger & { n: number } = { n: 0, warn: () => {}, error: () => void log.n++ };
     const outbox = new Outbox({ options: { ...fast, raiseOnFailure: false }, executor, logger: log, events: (e) => { seen.push(e); throw new Error("broken telemetry"); } });
     const s = outbox.stream(api, 10);
     s.update(["a", "b"]);
-    await sleep(100);
+    await expect.poll(() => calls.length).toBe(2); // both sent, so "a2" must be an edit
     s.update(["a2", "b"]);
     expect(await s.finish()).toEqual([101]);
     expect(s.outcome()?.status).toBe("partial");
@@ -205,7 +207,8 @@ describe("Outbox runtime", () => {
     await quiet.finish();
     expect(calls.filter((c) => c.action.type === "typing")).toHaveLength(0);
     const t = outbox.stream(api, 11);
-    await sleep(150);
+    // typing repeats every actionIntervalMs while nothing is written yet
+    await expect.poll(() => calls.filter((c) => c.action.type === "typing").length).toBeGreaterThanOrEqual(2);
     t.update("answer");
     await t.finish();
     const n = calls.filter((c) => c.action.type === "typing").length;
@@ -230,6 +233,127 @@ describe("Outbox runtime", () => {
   });
 });
 
+describe("Outbox lifecycle (audit-002)", () => {
+  test("close() finalizes every open stream itself: no finish() call needed, outcome ok", async () => {
+    const { calls, executor } = recorder();
+    const outbox = new Outbox({ options: { ...fast, shutdownTimeoutMs: 1000 }, executor, logger: quietLog });
+    const s = outbox.stream(api, 13);
+    s.update(["p1", "p2"]);
+    await outbox.close();
+    expect(s.outcome()).toEqual({ status: "ok", messageIds: [100, 101] });
+    expect(calls.map((c) => c.action.kind !== "action" && c.action.chunk?.text)).toEqual(["p1", "p2"]);
+  });
+
+  test("a throwing sink is logged as 'outbox event sink threw' and the chat's other streams are still delivered", async () => {
+    const { calls, executor } = recorder((a) => (a.kind !== "action" && a.chunk?.text === "bad" ? { ok: false, kind: "message_dead", reason: "Bad Request: message is too long", error: null } : { ok: true }));
+    const lines: string[] = [];
+    const log: OutboxLogger = { warn: (_o, m) => void lines.push(m), error: (_o, m) => void lines.push(m) };
+    const outbox = new Outbox({ options: { ...fast, raiseOnFailure: false }, executor, logger: log, events: () => { throw new Error("broken telemetry"); } });
+    const a = outbox.stream(api, 14);
+    const b = outbox.stream(api, 14);
+    a.update("bad"); // MessageFailed → the sink throws inside the worker
+    b.update("good"); // same chat, same worker: sent after a's event
+    expect(await a.finish()).toEqual([]);
+    expect(a.outcome()?.status).toBe("partial");
+    expect(await b.finish()).toEqual([100]);
+    expect(b.outcome()?.status).toBe("ok");
+    expect(calls.map((c) => c.action.kind !== "action" && c.action.chunk?.text)).toEqual(["bad", "good"]);
+    expect(lines).toEqual(["outbox event sink threw"]);
+    await outbox.close();
+  });
+
+  test("a stream opened while the chat's worker is stopping gets a new worker and is delivered (no hang)", async () => {
+    const { calls, executor } = recorder((a) => {
+      if (a.kind !== "action" && a.chunk?.text === "boom") throw new Error("executor bug");
+      return { ok: true };
+    });
+    let late: ReturnType<Outbox["stream"]> | null = null;
+    // The sink runs on the crashed worker's way out (it is stopping, not yet gone): open a stream there.
+    const outbox: Outbox = new Outbox({
+      options: fast,
+      executor,
+      logger: quietLog,
+      events: (e) => {
+        if (e.type === "StreamFailed" && late === null) {
+          late = outbox.stream(api, 15);
+          late.update("after the crash");
+        }
+      },
+    });
+    const s = outbox.stream(api, 15);
+    s.update("boom");
+    expect(await s.finish().catch((x: unknown) => (x as StreamFailedError).reason)).toBe("worker crashed");
+    expect(late).not.toBeNull();
+    const res = await Promise.race([late!.finish().catch((x: unknown) => x), sleep(3000).then(() => "hung")]);
+    expect(res).toEqual([100]);
+    expect(calls.map((c) => c.action.kind !== "action" && c.action.chunk?.text)).toEqual(["boom", "after the crash"]);
+    await outbox.close();
+  });
+
+  test("close(err) finishes quietly when the caller already has an error; close() raises StreamFailedError", async () => {
+    const { executor } = recorder(() => ({ ok: false, kind: "stream_dead", reason: "Forbidden: bot was blocked by the user", error: null }));
+    const outbox = new Outbox({ options: fast, executor, logger: quietLog });
+    const a = outbox.stream(api, 16);
+    a.update("x");
+    expect(await a.close(new Error("handler failed"))).toEqual([]);
+    expect(a.outcome()?.status).toBe("failed");
+    const b = outbox.stream(api, 16);
+    b.update("y");
+    const e = await b.close().catch((x: unknown) => x);
+    expect(e).toBeInstanceOf(StreamFailedError);
+    expect((e as StreamFailedError).reason).toBe("Forbidden: bot was blocked by the user");
+    await outbox.close();
+  });
+
+  test("finish() races the worker itself: a crash with a throwing sink and a throwing logger still answers, done resolves", async () => {
+    const executor: Executor = {
+      execute: async () => {
+        throw new Error("executor bug");
+      },
+    };
+    const broken: OutboxLogger = {
+      warn: () => {
+        throw new Error("logger down");
+      },
+      error: () => {
+        throw new Error("logger down");
+      },
+    };
+    const outbox = new Outbox({ options: fast, executor, logger: broken, events: () => { throw new Error("sink down"); } });
+    const s = outbox.stream(api, 17);
+    s.update("x");
+    const res = await Promise.race([s.finish().catch((x: unknown) => x), sleep(3000).then(() => "hung")]);
+    expect(res).toBeInstanceOf(StreamFailedError);
+    expect(s.outcome()?.status).toBe("failed");
+    // close() waits for every worker's done: it must resolve, not reject or hang
+    expect(await Promise.race([outbox.close().then(() => "closed"), sleep(3000).then(() => "hung")])).toBe("closed");
+  });
+});
+
+describe("no hang on a broken way out (audit-002 LOW 12, each layer alone)", () => {
+  test("deliverEvents never throws, even when the sink and then the logger throw", () => {
+    const thrower = () => {
+      throw new Error("down");
+    };
+    const e: OutboxEvent = { type: "ChatHold", chatId: 1, retryAfterMs: 1000, untilMs: 1000 };
+    expect(() => deliverEvents([e, e], thrower, { warn: thrower, error: thrower })).not.toThrow();
+  });
+
+  test("finish() races the worker task: a worker that ends without settling the stream answers failed", async () => {
+    let end!: () => void;
+    const done = new Promise<void>((r) => (end = r));
+    const state = new StreamState(1, { typing: false, drafts: false });
+    const s = new LiveStream(state, { wake: () => {}, done }, 1, true, undefined);
+    s.update("x");
+    const waiting = s.finish().catch((x: unknown) => x);
+    end(); // the loop is gone and nobody called settle()
+    const res = await Promise.race([waiting, sleep(2000).then(() => "hung")]);
+    expect(res).toBeInstanceOf(StreamFailedError);
+    expect((res as StreamFailedError).reason).toBe("worker stopped");
+    expect(s.outcome()?.status).toBe("failed");
+  });
+});
+
 describe("TimingsCache", () => {
   test("LRU: keeps the most recently used chats up to capacity; a touched entry survives", () => {
     const c = new TimingsCache(2);
@@ -250,4 +374,27 @@ describe("RateLimiter (bot-wide)", () => {
     expect([l.reserve(0), l.reserve(0), l.reserve(0), l.reserve(200), l.reserve(200)]).toEqual([0, 40, 80, 200, 240]);
     expect(() => new RateLimiter(0)).toThrow(RangeError);
   });
+});
+
+describe("bot-wide rate in real send times (audit-002 LOW 8)", () => {
+  test("≤ 30 sends per sliding second at the executor, even when a loaded event loop fires the workers' timers late", async () => {
+    const { calls, executor } = recorder();
+    // per-chat pacing far above the bot-wide cap, so the bot-wide limiter (default 28/s) is what binds
+    const outbox = new Outbox({ options: { ...fast, globalPerSecond: 28 }, executor });
+    // a loaded machine: the event loop is blocked 150 ms out of every 400 ms, so timers fire late in bunches
+    const busy = setInterval(() => {
+      const until = performance.now() + 150;
+      while (performance.now() < until);
+    }, 250);
+    try {
+      const streams = Array.from({ length: 20 }, (_, i) => outbox.stream(api, 1000 + i));
+      for (const s of streams) s.update(["m1", "m2", "m3"]);
+      await Promise.all(streams.map((s) => s.finish()));
+    } finally {
+      clearInterval(busy);
+    }
+    expect(calls).toHaveLength(60);
+    expect(maxInWindow(calls.map((c) => c.at), 1000)).toBeLessThanOrEqual(30);
+    await outbox.close();
+  }, 30_000);
 });

@@ -208,6 +208,18 @@ describe("scheduler", () => {
     expect(m.takeSettled()).toEqual([{ streamId: 1, outcome: { status: "ok", messageIds: [] } }]);
   });
 
+  test("draftIdOf = streamId·256 + index + 1: distinct per slot and per stream, never 0, within int32", () => {
+    expect([draftIdOf(1, 0), draftIdOf(1, 255), draftIdOf(2, 0)]).toEqual([257, 512, 513]);
+    const ids = new Set<number>();
+    for (let sid = 1; sid <= 4; sid++) for (let i = 0; i < 256; i++) ids.add(draftIdOf(sid, i));
+    expect(ids.size).toBe(4 * 256); // slots 0 and 255 (and every other pair) differ
+    for (const sid of [0, 1, 2 ** 23, 2 ** 40]) for (const i of [0, 255, 256]) {
+      const id = draftIdOf(sid, i);
+      expect(id).toBeGreaterThanOrEqual(1);
+      expect(id).toBeLessThanOrEqual(2 ** 31 - 1);
+    }
+  });
+
   test("drafts: private chat streams as sendMessageDraft, final text goes as sendMessage", () => {
     const m = machine();
     const s = stream(m, 3, { drafts: true });

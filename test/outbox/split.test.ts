@@ -37,7 +37,8 @@ function checkParts(text: string, entities: MessageEntity[], limit: number, part
     expect(p.text.length).toBeLessThanOrEqual(limit);
     expect(p.offset).toBeGreaterThanOrEqual(pos);
     const gap = text.slice(pos, p.offset);
-    expect(gap).toMatch(/^(| |\n|\n\n+)$/); // only the dropped separator
+    expect(gap.trim()).toBe(""); // only dropped separators and dropped blank parts
+    if (text.trim() !== "") expect(p.text.trim()).not.toBe(""); // Telegram: "message text is empty"
     gaps.push([pos, p.offset]);
     expect(text.slice(p.offset, p.offset + p.text.length)).toBe(p.text);
     expect(midPair(text, p.offset)).toBe(false);
@@ -53,7 +54,8 @@ function checkParts(text: string, entities: MessageEntity[], limit: number, part
     }
     pos = p.offset + p.text.length;
   }
-  expect(pos).toBe(text.length);
+  expect(text.slice(pos).trim()).toBe(""); // the tail is the last part, or dropped blanks
+  gaps.push([pos, text.length]);
   // Every original entity is covered exactly, minus the dropped separator characters.
   const inGap = (i: number) => gaps.some(([a, b]) => i >= a && i < b);
   for (const e of entities) {
@@ -79,6 +81,18 @@ describe("splitText", () => {
     expect(splitText("aaaa\nbbbb cc", [], 10).map((p) => p.text)).toEqual(["aaaa", "bbbb cc"]);
     expect(splitText("aaaa bbbbbbb", [], 10).map((p) => p.text)).toEqual(["aaaa", "bbbbbbb"]);
     expect(splitText("abcdefghijkl", [], 10).map((p) => p.text)).toEqual(["abcdefghij", "kl"]);
+  });
+
+  test("no blank part: a cut at a trailing separator or inside a run of spaces is dropped", () => {
+    const long = "x".repeat(MESSAGE_LIMIT);
+    expect(splitText(long + "\n").map((p) => p.text)).toEqual([long]);
+    expect(splitText(long + "\n\n \n").map((p) => p.text)).toEqual([long]);
+    expect(splitText("a" + " ".repeat(10) + "b", [], 3).map((p) => [p.text, p.offset])).toEqual([
+      ["a  ", 0],
+      ["b", 11],
+    ]);
+    // a blank text stays one (blank) part: the caller sent it
+    expect(splitText(" ".repeat(7), [], 3).map((p) => p.text)).toEqual(["   "]);
   });
 
   test("never inside a surrogate pair, even on a hard cut", () => {
