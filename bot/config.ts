@@ -98,6 +98,9 @@ const envSchema = z.object({
   PROCESS_CONCURRENCY: positiveInt.optional(),
   MAX_ATTEMPTS: positiveInt.prefault("3"),
   LEASE_TTL: duration.prefault("60s"),
+  DOWNLOAD_IDLE_TIMEOUT: duration.prefault("60s"),
+  DOWNLOAD_TIMEOUT: duration.prefault("2m"),
+  DOWNLOAD_MIN_SPEED: bytes.prefault("256KB"),
   PROCESS_TIMEOUT: duration.prefault("120s"),
   PROCESS_MEMORY_MB: positiveInt.prefault("1024"),
   MAX_INPUT_PIXELS: positiveInt.prefault("100000000"),
@@ -161,6 +164,12 @@ export interface Config {
   readonly processConcurrency: number;
   readonly maxAttempts: number;
   readonly leaseTtlMs: number;
+  /** A download try with no bytes for this long fails (retryable `download_failed`), ms. */
+  readonly downloadIdleTimeoutMs: number;
+  /** Fixed part of a download try's deadline (getFile, connecting), ms; see bot/fetch/timeouts.ts. */
+  readonly downloadTimeoutMs: number;
+  /** Slowest accepted average speed, bytes per second: the deadline adds size / this. */
+  readonly downloadMinSpeed: number;
   readonly processTimeoutMs: number;
   readonly processMemoryMb: number;
   readonly maxInputPixels: number;
@@ -236,6 +245,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     processConcurrency: e.PROCESS_CONCURRENCY ?? Math.max(1, cpus().length),
     maxAttempts: e.MAX_ATTEMPTS,
     leaseTtlMs: e.LEASE_TTL,
+    downloadIdleTimeoutMs: e.DOWNLOAD_IDLE_TIMEOUT,
+    downloadTimeoutMs: e.DOWNLOAD_TIMEOUT,
+    downloadMinSpeed: e.DOWNLOAD_MIN_SPEED,
     processTimeoutMs: e.PROCESS_TIMEOUT,
     processMemoryMb: e.PROCESS_MEMORY_MB,
     maxInputPixels: e.MAX_INPUT_PIXELS,

@@ -4,7 +4,11 @@
  */
 import { GrammyError, HttpError } from "grammy";
 import type { TryFailure } from "../jobs/retry.ts";
+import { mb } from "../intake/format.ts";
 import { redactSecrets } from "../log.ts";
+
+/** The cloud Bot API's getFile limit, bytes (MAX_DOWNLOAD_FILE_SIZE = 20 << 20; botapi-facts.md §1). */
+export const CLOUD_GETFILE_LIMIT = 20 << 20;
 
 /** A failure of the fetch step with its classification. */
 export class FetchError extends Error {
@@ -17,7 +21,8 @@ export class FetchError extends Error {
 
 /**
  * Map a getFile error to a failure (Bot API error strings, botapi-facts.md §1):
- * "file is too big" → `too_big` (final); "invalid file_id" / "wrong file_id or the
+ * "file is too big" → `too_big` (final; params `size: "none"` and the smaller of
+ * `limitBytes` and the cloud 20 MB, in MB); "invalid file_id" / "wrong file_id or the
  * file is temporarily unavailable" → `file_unavailable` (retried up to the attempt
  * budget); anything else → `download_failed` (retried).
  */
@@ -25,7 +30,9 @@ export function classifyGetFileError(err: unknown, limitBytes: number): TryFailu
   if (err instanceof GrammyError) {
     const d = err.description;
     if (/file is too big/i.test(d)) {
-      return { reason: "too_big", retryable: false, params: { size: "?", limit: String(Math.round(limitBytes / 1048576)) }, detail: `getFile: ${d}` };
+      // Only the cloud Bot API refuses this way, by its own 20 MB limit, and the size may be unknown:
+      // `size: "none"` selects the message without a size (audit M5).
+      return { reason: "too_big", retryable: false, params: { size: "none", limit: mb(Math.min(limitBytes, CLOUD_GETFILE_LIMIT)) }, detail: `getFile: ${d}` };
     }
     if (/invalid file_id|wrong file_id|temporarily unavailable|file_id not specified/i.test(d)) {
       return { reason: "file_unavailable", retryable: true, detail: `getFile: ${d}` };

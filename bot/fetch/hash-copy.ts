@@ -2,7 +2,7 @@
  * Stream bytes into a `.part` file while counting and hashing them (constant
  * memory), then rename into place only after the checks pass (seed 000:
  * "Переименование в итоговое имя происходит только после проверки размера и
- * записи контрольной суммы").
+ * записи контрольной суммы. Так недокачанный файл никогда не выглядит готовым").
  */
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
@@ -19,37 +19,51 @@ export interface WrittenFile {
   readonly sha256: string;
 }
 
-/** Thrown from `onChunk` checks to stop the write; the `.part` file is removed. */
+/** Thrown from `check` / `verify` callbacks to stop the write; the `.part` file is removed. */
 export class WriteAborted extends Error {}
 
+/** Callbacks of {@link writeStreamed}. */
+export interface WriteChecks {
+  /** Runs after every chunk with the bytes so far; may throw (e.g. {@link WriteAborted}) to abort (limits). */
+  readonly check?: (total: number) => void;
+  /**
+   * Runs once after the last byte is on disk and hashed, before the rename; may throw to keep the final
+   * name from ever appearing (size against the declared and getFile sizes).
+   */
+  readonly verify?: (total: number) => void;
+  /** Bytes written so far (throttle it yourself). */
+  readonly onProgress?: (total: number) => void;
+}
+
+/** The `.part` path of a final path: where a file lives until it is verified. */
+export function partPath(finalPath: string): string {
+  return `${finalPath}.part`;
+}
+
 /**
- * Write an async iterable of chunks to `<finalPath>.part`, hashing as it goes;
- * `check(total)` runs after every chunk and may throw to abort (limits).
- * On success renames to `finalPath`; on any error removes the `.part` and rethrows.
- * @param onProgress called with bytes written so far (throttle it yourself)
+ * Write an async iterable of chunks to `<finalPath>.part`, hashing as it goes; then
+ * `verify(total)`, then rename to `finalPath`. On any error (including an aborted
+ * source) removes the `.part` and rethrows; the final name never exists then.
  */
-export async function writeStreamed(
-  chunks: AsyncIterable<Uint8Array>,
-  finalPath: string,
-  check: (total: number) => void,
-  onProgress?: (total: number) => void,
-): Promise<WrittenFile> {
-  const part = `${finalPath}.part`;
+export async function writeStreamed(chunks: AsyncIterable<Uint8Array>, finalPath: string, checks: WriteChecks = {}): Promise<WrittenFile> {
+  const part = partPath(finalPath);
   const hash = createHash("sha256");
   const out = createWriteStream(part, { flags: "w", mode: 0o640 });
   let total = 0;
   try {
     for await (const chunk of chunks) {
       total += chunk.byteLength;
-      check(total);
+      checks.check?.(total);
       hash.update(chunk);
       if (!out.write(chunk)) await once(out, "drain");
-      onProgress?.(total);
+      checks.onProgress?.(total);
     }
     out.end();
     await once(out, "finish");
+    const sha256 = hash.digest("hex");
+    checks.verify?.(total);
     await rename(part, finalPath);
-    return { path: finalPath, size: total, sha256: hash.digest("hex") };
+    return { path: finalPath, size: total, sha256 };
   } catch (err) {
     out.destroy();
     await rm(part, { force: true });
@@ -57,9 +71,22 @@ export async function writeStreamed(
   }
 }
 
+/**
+ * Hex SHA-256 and byte count of a file on disk, streamed.
+ * @param signal stops the read (the promise rejects with the abort reason)
+ */
+export async function hashFile(path: string, signal?: AbortSignal): Promise<{ sha256: string; size: number }> {
+  const hash = createHash("sha256");
+  let size = 0;
+  for await (const chunk of Bun.file(path).stream() as unknown as AsyncIterable<Uint8Array>) {
+    signal?.throwIfAborted();
+    hash.update(chunk);
+    size += chunk.byteLength;
+  }
+  return { sha256: hash.digest("hex"), size };
+}
+
 /** Hex SHA-256 of a file on disk, streamed. */
 export async function sha256File(path: string): Promise<string> {
-  const hash = createHash("sha256");
-  for await (const chunk of Bun.file(path).stream()) hash.update(chunk);
-  return hash.digest("hex");
+  return (await hashFile(path)).sha256;
 }

@@ -8,11 +8,16 @@ export interface FetchRequest {
   readonly fileId: string;
   /** Declared `file_size` from the message, bytes, or null. */
   readonly declaredSize: number | null;
-  /** Final path of the source, generated (`downloads/<job>-<random>`); `.part` is added while writing. */
+  /** Final path of the source, generated (`downloads/<job>-<random>`); the file is `<destPath>.part` until verified. */
   readonly destPath: string;
   /** The current mode's download limit, bytes. */
   readonly limit: number;
+  /** The step's signal (lease lost, /cancel, shutdown): its abort rethrows as is, not as a classified failure. */
   readonly signal?: AbortSignal;
+  /** Longest wait for the next bytes, ms (DOWNLOAD_IDLE_TIMEOUT); a stall → retryable `download_failed`. None when absent. */
+  readonly idleTimeoutMs?: number;
+  /** Longest whole try (getFile + body), ms (bot/fetch/timeouts.ts downloadDeadlineMs) → retryable `download_failed`. None when absent. */
+  readonly deadlineMs?: number;
   /** Progress callback: bytes so far and the expected total (or null). */
   readonly onProgress?: (bytes: number, total: number | null) => void;
 }

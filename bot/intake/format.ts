@@ -16,9 +16,9 @@ export function mb(bytes: number): number {
   return Math.round(v * 10) / 10;
 }
 
-/** Bytes as a short size for chat text: `4 KB` under 1 MB (at least 1), else `12.5 MB` (binary units); `n` is a number for Fluent. */
+/** Bytes as a short size for chat text: `4 KB` under 1 MB (at least 1 for a non-empty size, `0 KB` for none), else `12.5 MB` (binary units); `n` is a number for Fluent. */
 export function sizeParts(bytes: number): { key: "size-kb" | "size-mb"; n: number } {
-  if (bytes < MB) return { key: "size-kb", n: Math.max(1, Math.ceil(bytes / 1024)) };
+  if (bytes < MB) return { key: "size-kb", n: bytes === 0 ? 0 : Math.max(1, Math.ceil(bytes / 1024)) };
   return { key: "size-mb", n: mb(bytes) };
 }
 

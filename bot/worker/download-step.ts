@@ -2,11 +2,21 @@
  * The download step, `accepted → fetched` (seed 000 resume rule for `accepted`:
  * delete the `.part`, new getFile, download again). The reservation made at claim
  * is refined from the real size once the file is on disk.
+ *
+ * Ownership of files: at claim this worker holds the lease, so whatever earlier
+ * tries left in downloads/ is removed. After that it only ever removes its own
+ * try's files (`dest`, `dest.part`): a worker that lost its lease must not touch the
+ * next holder's download or reservation (audit M7). A failed try commits its state
+ * first and removes files second (seed 000: "Сначала в базе фиксируется новое
+ * состояние, потом удаляется файл").
  */
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { downloadLimit } from "../config.ts";
 import type { FileJob } from "../db/schema.ts";
 import { FetchError } from "../fetch/errors.ts";
+import { partPath } from "../fetch/hash-copy.ts";
+import { downloadDeadlineMs } from "../fetch/timeouts.ts";
 import type { Fetcher } from "../fetch/types.ts";
 import { localeFor, t } from "../i18n/index.ts";
 import { sizeParts } from "../intake/format.ts";
@@ -16,6 +26,12 @@ import { redactSecrets } from "../log.ts";
 import type { Finisher } from "./finisher.ts";
 import { keepLease } from "./lease-keeper.ts";
 import { generatedName, removeJobFiles, type DataPaths } from "./paths.ts";
+
+/** Remove one try's files: the final name and its `.part` (absent ones are fine). */
+async function removeTry(dest: string): Promise<void> {
+  await rm(partPath(dest), { force: true });
+  await rm(dest, { force: true });
+}
 
 /** Runs one download try of a claimed `accepted` job. */
 export class DownloadStep {
@@ -34,10 +50,11 @@ export class DownloadStep {
     const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
     const lease = keepLease(store, job.id, this.owner, job.leaseUntil!, config.leaseTtlMs, now, controller, log);
     const locale = localeFor(job.languageCode);
+    const dest = join(this.paths.downloads, generatedName(job.id));
+    const limit = downloadLimit(config);
     try {
-      // Resume rule: whatever a previous try left in downloads/ is not trusted.
+      // Resume rule: whatever a previous try left in downloads/ is not trusted (this worker holds the lease now).
       await removeJobFiles(this.paths.downloads, job.id);
-      const dest = join(this.paths.downloads, generatedName(job.id));
       // Progress is worth showing only for files that take a while (≥ 2 MB or unknown size).
       const showProgress = job.declaredSize === null || job.declaredSize >= 2 * 1024 * 1024;
       let lastShown = -1;
@@ -48,8 +65,10 @@ export class DownloadStep {
         fileId: job.fileId,
         declaredSize: job.declaredSize,
         destPath: dest,
-        limit: downloadLimit(config),
+        limit,
         signal: controller.signal,
+        idleTimeoutMs: config.downloadIdleTimeoutMs,
+        deadlineMs: downloadDeadlineMs(job.declaredSize ?? limit, config.downloadTimeoutMs, config.downloadMinSpeed),
         onProgress: (bytes, total) => {
           if (!total || !showProgress) return;
           const pct = Math.min(100, Math.floor((bytes / total) * 10) * 10);
@@ -69,7 +88,7 @@ export class DownloadStep {
       });
       if (!moved) {
         jlog.warn("job moved by someone else during download; discarding the file");
-        await this.finisher.removePath(file.path);
+        await removeTry(dest);
         return;
       }
       jlog.info({ size: file.size, sha256: file.sha256, ms: now() - started }, "fetched");
@@ -79,17 +98,19 @@ export class DownloadStep {
       status.update(job, t(locale, "status-fetched", { id: String(job.id), size: t(locale, size.key, { n: size.n }), position }));
     } catch (err) {
       if (controller.signal.aborted) {
+        // Lease lost, /cancel or shutdown: whoever moved the job owns its row; only this try's files go.
         jlog.info({ why: String(controller.signal.reason) }, "download stopped");
-        await removeJobFiles(this.paths.downloads, job.id);
+        await removeTry(dest);
         return;
       }
       const failure =
         err instanceof FetchError
           ? err.failure
           : { reason: "download_failed" as const, retryable: true, detail: redactSecrets(String(err), config.token) };
-      await removeJobFiles(this.paths.downloads, job.id);
-      await store.setReservation(job.id, 0); // its files are gone: release the budget
-      await this.finisher.onFailure(job, "accepted", this.owner, failure);
+      // Database first (retry later or failed), then this try's files, then the budget of a job nobody holds.
+      const outcome = await this.finisher.onFailure(job, "accepted", this.owner, failure);
+      await removeTry(dest);
+      if (outcome === "retry") await store.setReservationIf(job.id, null, 0);
     } finally {
       lease.stop();
     }

@@ -3,7 +3,9 @@
  * (shared/docs/field-cases.md BR-01..BR-04), end to end against the emulator.
  * Processing is a copying runner here: these tests are about the download path.
  */
+import { readdirSync } from "node:fs";
 import { afterEach, describe, expect, test } from "vitest";
+import { FILE_DOWNLOAD } from "../emulator/index.ts";
 import { startStack, type Stack } from "../support/stack.ts";
 import { copyRunner } from "../support/copy-runner.ts";
 import { sparseFile } from "../support/files.ts";
@@ -28,17 +30,23 @@ describe("BR-01 cloud getFile 20 MB limit", () => {
     await Bun.sleep(200);
     expect(getFileCalls(stack)).toHaveLength(0);
   });
-  test("size missing: the 400 'file is too big' from getFile gives the same outcome, once", async () => {
+  test("size missing: the 400 'file is too big' from getFile gives the same outcome, once; the message names Telegram's 20 MB, no size (M5)", async () => {
+    // The configured limit (40 MB) is above Telegram's: the refusal came from Telegram's 20 MB, and the size is unknown.
     stack = await startStack({ runner: copyRunner(), env: { DOWNLOAD_LIMIT_CLOUD: "40MB" } });
-    const u = stack.em.user({ language_code: "en" });
-    // declared without a size
     const big = sparseFile(stack.dir, 25 << 20);
-    const sent = await u.sendDocument({ path: big, file_name: "big.pdf", file_size: null });
-    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
-    expect([job.status, job.reason]).toEqual(["failed", "too_big"]);
-    expect(getFileCalls(stack)).toHaveLength(1);
-    expect(getFileCalls(stack)[0]!.description).toBe("Bad Request: file is too big");
-  });
+    const expected = { en: "Telegram lets bots download files of up to 20 MB, and this one is larger.", ru: "Telegram отдаёт ботам файлы не больше 20 МБ, а этот файл больше." };
+    for (const lang of ["en", "ru"] as const) {
+      const u = stack.em.user({ language_code: lang });
+      const sent = await u.sendDocument({ path: big, file_name: "big.pdf", file_size: null });
+      const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
+      expect([job.status, job.reason, job.attempts]).toEqual(["failed", "too_big", 1]);
+      const msgs = await u.waitFor((m) => m.some((x) => x.text?.includes(expected[lang])), 10_000);
+      const text = msgs.find((x) => x.text?.includes(expected[lang]))!.text!;
+      expect(text).not.toMatch(/\? MB|\? МБ|40 MB|40 МБ/);
+    }
+    expect(getFileCalls(stack)).toHaveLength(2);
+    expect(getFileCalls(stack).map((c) => c.description)).toEqual(["Bad Request: file is too big", "Bad Request: file is too big"]);
+  }, 30_000);
   test("local mode: the same 25 MB file is accepted and ends ready", async () => {
     stack = await startStack({ runner: copyRunner(), emulator: { mode: "local" } });
     const u = stack.em.user({ language_code: "en" });
@@ -80,6 +88,49 @@ describe("BR-02 wrong file_id / expired links", () => {
     expect(getFileCalls(stack)).toHaveLength(3);
     const msgs = await u.waitFor((m) => m.some((x) => x.text?.includes(`Job #${job.id} failed`)), 5000);
     expect(msgs.find((x) => x.text?.includes("failed"))!.text).toMatch(/send it again/i);
+  });
+});
+
+describe("a download that stalls, trickles or comes up short (audit 000 M2, M3, T6)", () => {
+  const downloads = (s: Stack) => s.em.calls.filter((c) => c.method === FILE_DOWNLOAD);
+
+  test("the body stalls: the try ends after DOWNLOAD_IDLE_TIMEOUT, a new getFile, then ready", async () => {
+    stack = await startStack({ runner: copyRunner(), env: { DOWNLOAD_IDLE_TIMEOUT: "500ms" } });
+    stack.em.faultFileDownload({ kind: "stall", afterBytes: 1000 });
+    const u = stack.em.user();
+    const data = bytes(50_000, 5);
+    const sent = await u.sendDocument({ bytes: data, file_name: "stall.bin" });
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id, ["ready", "failed"], 20_000);
+    expect(job.status).toBe("ready");
+    expect(job.realSize).toBe(50_000);
+    expect(getFileCalls(stack)).toHaveLength(2);
+    expect(downloads(stack).map((c) => [c.status, c.params.fault ?? null])).toEqual([[200, "stall"], [200, null]]);
+    expect(stack.logs.join("\n")).toContain("download stalled: no data for 500 ms");
+    expect(stack.logs.join("")).not.toContain(stack.em.token);
+  }, 30_000);
+
+  test("the body trickles within the idle timeout: the whole-try deadline ends it, the retry is ready", async () => {
+    // Deadline = DOWNLOAD_TIMEOUT + size / DOWNLOAD_MIN_SPEED ≈ 1.5 s; the trickle needs 4 s.
+    stack = await startStack({ runner: copyRunner(), env: { DOWNLOAD_IDLE_TIMEOUT: "5s", DOWNLOAD_TIMEOUT: "1500ms", DOWNLOAD_MIN_SPEED: "1GB" } });
+    stack.em.faultFileDownload({ kind: "trickle", chunkBytes: 500, everyMs: 100 });
+    const u = stack.em.user();
+    const sent = await u.sendDocument({ bytes: bytes(20_000, 6), file_name: "trickle.bin" });
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id, ["ready", "failed"], 20_000);
+    expect(job.status).toBe("ready");
+    expect(downloads(stack).map((c) => c.params.fault ?? null)).toEqual(["trickle", null]);
+    expect(stack.logs.join("\n")).toContain("download took longer than its deadline");
+  }, 30_000);
+
+  test("T6: real size smaller than declared: failed size_mismatch at once (no retry), both sizes named, nothing left in downloads/", async () => {
+    stack = await startStack({ runner: copyRunner() });
+    const u = stack.em.user({ language_code: "en" });
+    const sent = await u.sendDocument({ bytes: bytes(1000), file_name: "short.bin", file_size: 5000 });
+    const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
+    expect([job.status, job.reason, job.realSize]).toEqual(["failed", "size_mismatch", null]);
+    expect(getFileCalls(stack)).toHaveLength(1);
+    const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Job #${job.id} failed`)), 10_000);
+    expect(msgs.find((x) => x.text?.startsWith(`Job #${job.id} failed`))!.text).toContain("The downloaded file is 1 KB, not the 5 KB Telegram announced.");
+    expect(readdirSync(stack.app.paths.downloads)).toEqual([]);
   });
 });
 

@@ -15,6 +15,7 @@ import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
 import { describe, expect, test } from "vitest";
+import { defaultRunner } from "../../bot/app.ts";
 import type { ProcessRunner } from "../../bot/worker/types.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
 import type { ChatMessage, ChatUser, SentUpdate } from "../emulator/index.ts";
@@ -66,11 +67,10 @@ const text = (u: ChatUser) => u.transcript().join("\n");
 /** True when `s` has no lone UTF-16 surrogate (Telegram needs valid UTF-8 text). */
 const wellFormed = (s: string) => !/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/.test(s);
 
-/** A copying runner that holds every job in processing until `open()` (jobs stay in flight). */
-function heldRunner(): { runner: ProcessRunner; open: () => void } {
+/** A runner (copying by default) that holds every job in processing until `open()` (jobs stay in flight). */
+function heldRunner(base: ProcessRunner = copyRunner()): { runner: ProcessRunner; open: () => void } {
   let open!: () => void;
   const opened = new Promise<void>((r) => (open = r));
-  const base = copyRunner();
   return {
     open,
     runner: async (i, o, l) => {
@@ -79,6 +79,13 @@ function heldRunner(): { runner: ProcessRunner; open: () => void } {
     },
   };
 }
+
+/**
+ * Per-test bound, ms. Each test runs a whole bot and several jobs through real processors, concurrently with
+ * the others of its describe; on a loaded 2-core runner one took 17 s (2.5× an idle run). A bound, not a
+ * delay; the waits inside are bounded themselves (waitJob 30 s, waitFor 10–15 s).
+ */
+const E2E_BOUND_MS = 90_000;
 
 /** Unicode bidi controls (LRE..RLO, LRI..PDI, LRM/RLM/ALM). */
 const BIDI = /[\u202a-\u202e\u2066-\u2069\u200e\u200f\u061c]/;
@@ -98,7 +105,7 @@ describe.concurrent("hostile file names and captions", () => {
       await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)), 10_000);
       await stillWorks(s, u);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 
   test("control characters and an RTL override in the name never reach chat text or result names", async () => {
     await withStack({}, async (s) => {
@@ -120,7 +127,7 @@ describe.concurrent("hostile file names and captions", () => {
       }
       await stillWorks(s, u);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 
   test("a 300-character name and emoji at the cut: shortened, well-formed UTF-16 everywhere, ready", async () => {
     await withStack({}, async (s) => {
@@ -141,7 +148,7 @@ describe.concurrent("hostile file names and captions", () => {
       }
       await stillWorks(s, u);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 
   test("markup in the caption and the name is shown literally, never parsed", async () => {
     await withStack({}, async (s) => {
@@ -149,25 +156,33 @@ describe.concurrent("hostile file names and captions", () => {
       const sent = await u.sendDocument({ bytes: await pdf(), file_name: "<b>x</b>_*y*[z](tg://user?id=1).pdf", caption: "<i>hi</i> *bold* `code` [l](http://e.x)" });
       const job = await ended(s, u, sent.message_id);
       expect(job.status).toBe("ready");
+      // The "Got …" announce is sent in the background and may lag the `ready` row; "Done" edits that
+      // same message, so once it shows every text of this job was sent.
+      await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)));
       expect(text(u)).toContain("Got “<b>x</b>_*y*[z](tg://user?id=1).pdf”");
       expect(s.em.calls.filter((c) => !c.ok && c.status === 400)).toEqual([]);
     });
-  }, 30_000);
+  }, E2E_BOUND_MS);
 });
 
 describe.concurrent("lying and edge sizes, mislabeled content", () => {
-  test("declared file_size 0 with 5000 real bytes: ends (ready, or failed size_mismatch with a clear message)", async () => {
+  test("declared file_size 0 with real bytes: failed size_mismatch at once, a clear message, the source never kept", async () => {
+    // Policy (seed 000, audit T5): the real size on disk is compared with the declared one; a difference is a
+    // final failure (a new getFile cannot change the file), and the file never gets its final name.
     await withStack({}, async (s) => {
       const u = s.em.user({ language_code: "en" });
-      const sent = await u.sendDocument({ bytes: await pdf(), file_name: "zero.pdf", file_size: 0 });
+      const bytes = await pdf();
+      const sent = await u.sendDocument({ bytes, file_name: "zero.pdf", file_size: 0 });
       const job = await ended(s, u, sent.message_id);
-      if (job.status === "failed") {
-        expect(job.reason).toBe("size_mismatch");
-        await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Job #${job.id} failed: The downloaded file is`)), 10_000);
-      } else expect(job.status).toBe("ready");
+      expect([job.status, job.reason, job.realSize, job.localPath]).toEqual(["failed", "size_mismatch", null, null]);
+      expect(JSON.parse(job.reasonParams!)).toEqual({ size_bytes: bytes.byteLength, declared_bytes: 0 });
+      expect(s.em.count("getFile")).toBe(1);
+      const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Job #${job.id} failed: The downloaded file is`)), 10_000);
+      expect(msgs.find((x) => x.text?.startsWith(`Job #${job.id} failed`))!.text).toMatch(/The downloaded file is \d+ KB, not the .+ Telegram announced\./);
+      expect(readdirSync(s.app.paths.downloads).filter((n) => n.startsWith(`${job.id}-`))).toEqual([]);
       await stillWorks(s, u);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 
   test("declared size smaller than the real one: failed size_mismatch, the message names two different sizes", async () => {
     await withStack({ runner: copyRunner() }, async (s) => {
@@ -180,7 +195,7 @@ describe.concurrent("lying and edge sizes, mislabeled content", () => {
       expect(m, msg.text).not.toBeNull();
       expect(m![1], `message: ${msg.text}`).not.toBe(m![2]); // "0.1 MB, not the 0.1 MB" says nothing
     });
-  }, 30_000);
+  }, E2E_BOUND_MS);
 
   test("declared size exactly at the 20 MiB cloud limit: accepted and ready (the limit is inclusive)", async () => {
     await withStack({ runner: copyRunner() }, async (s) => {
@@ -190,7 +205,7 @@ describe.concurrent("lying and edge sizes, mislabeled content", () => {
       const job = await ended(s, u, sent.message_id);
       expect([job.status, job.realSize]).toEqual(["ready", 20 << 20]);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 
   test("declared size 2^40 bytes (over 2^31): refused at intake as too_big, naming the limit, no getFile", async () => {
     await withStack({ runner: copyRunner() }, async (s) => {
@@ -201,7 +216,7 @@ describe.concurrent("lying and edge sizes, mislabeled content", () => {
       await u.waitFor((m) => m.some((x) => x.text === `The file is 1,048,576 MB, over this bot’s 20 MB download limit. Job #${job.id} will not run.`), 10_000);
       expect(s.em.count("getFile")).toBe(0);
     });
-  }, 30_000);
+  }, E2E_BOUND_MS);
 
   test("0-byte document: failed empty, 'The file is empty (0 bytes).'", async () => {
     await withStack({}, async (s) => {
@@ -212,7 +227,7 @@ describe.concurrent("lying and edge sizes, mislabeled content", () => {
       await u.waitFor((m) => m.some((x) => x.text === `Job #${job.id} failed: The file is empty (0 bytes).`), 10_000);
       await stillWorks(s, u);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 
   test("mime image/jpeg and name .jpg but PDF bytes: processed as a PDF, the reply says so", async () => {
     await withStack({}, async (s) => {
@@ -223,7 +238,7 @@ describe.concurrent("lying and edge sizes, mislabeled content", () => {
       const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)), 10_000);
       expect(msgs.find((x) => x.text?.startsWith("Done"))!.text).toContain("It was sent as “.jpg”, but the content is: PDF document.");
     });
-  }, 30_000);
+  }, E2E_BOUND_MS);
 
   test("a photo with only a tiny 4×3 size: ready", async () => {
     await withStack({}, async (s) => {
@@ -234,26 +249,35 @@ describe.concurrent("lying and edge sizes, mislabeled content", () => {
       await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)), 10_000);
       await stillWorks(s, u);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 });
 
 describe.concurrent("floods and duplicates", () => {
   test("the same file 5 times quickly in one chat: one job, each message answered, one result set", async () => {
-    await withStack({}, async (s) => {
+    // Processing (the real processors) waits until all five messages are answered, so every copy meets the
+    // job in flight. Without the gate a loaded machine could finish the job before the 5th copy is handled,
+    // and that copy would rightly get the stored result again (a second result set).
+    const gate = heldRunner(await defaultRunner());
+    await withStack({ runner: gate.runner }, async (s) => {
       const u = s.em.user({ language_code: "en" });
       const data = await pdf("five");
       const sent: SentUpdate[] = [];
       for (let i = 0; i < 5; i++) sent.push(await u.sendDocument({ bytes: data, file_name: `same-${i}.pdf` }));
+      let msgs: ChatMessage[];
+      try {
+        msgs = await u.waitFor((m) => sent.every((x) => repliesTo(m, x.message_id).length > 0), 30_000);
+      } finally {
+        gate.open();
+      }
       const job = await ended(s, u, sent[0]!.message_id);
       expect(job.status).toBe("ready");
       expect(await s.app.services.store.listByChat(u.chatId, 10)).toHaveLength(1);
-      const msgs = await u.waitFor((m) => sent.every((x) => repliesTo(m, x.message_id).length > 0), 15_000);
       for (const x of sent.slice(1)) expect(repliesTo(msgs, x.message_id).some((r) => r.text?.includes(`job #${job.id}`)), u.transcript().join("\n")).toBe(true);
       const results = await s.app.services.store.results(job.id);
       await Bun.sleep(500);
       expect(u.messages().filter((m) => m.document).length).toBe(results.length);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 
   test("an album of 3 documents (one media_group_id): 3 jobs, all ready", async () => {
     await withStack({}, async (s) => {
@@ -263,7 +287,7 @@ describe.concurrent("floods and duplicates", () => {
       for (const x of sent) expect((await ended(s, u, x.message_id)).status).toBe("ready");
       expect(await s.app.services.store.listByChat(u.chatId, 10)).toHaveLength(3);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 
   test("the same file in two chats: two jobs, both ready, each chat gets its own result", async () => {
     await withStack({}, async (s) => {
@@ -278,7 +302,7 @@ describe.concurrent("floods and duplicates", () => {
       await a.waitFor((m) => m.some((x) => x.document) && m.some((x) => x.text?.startsWith(`Done, job #${ja.id}`)), 10_000);
       await b.waitFor((m) => m.some((x) => x.document) && m.some((x) => x.text?.startsWith(`Готово`)), 10_000);
     });
-  }, 30_000);
+  }, E2E_BOUND_MS);
 
   test("30 different files from one user: 5 jobs (USER_MAX_JOBS_IN_FLIGHT), 25 clear refusals, none lost", async () => {
     const gate = heldRunner();
@@ -291,7 +315,8 @@ describe.concurrent("floods and duplicates", () => {
       let msgs: ChatMessage[];
       let jobs: Awaited<ReturnType<typeof s.app.services.store.listByChat>>;
       try {
-        msgs = await u.waitFor((m) => sent.every((x) => repliesTo(m, x.message_id).length > 0), 50_000);
+        // 30 replies in one private chat are paced at about one per second by the outbox: ≥ 30 s.
+        msgs = await u.waitFor((m) => sent.every((x) => repliesTo(m, x.message_id).length > 0), 90_000);
         jobs = await s.app.services.store.listByChat(u.chatId, 100);
       } finally {
         gate.open();
@@ -307,7 +332,7 @@ describe.concurrent("floods and duplicates", () => {
       for (const j of jobs) expect((await s.waitJob(j.id)).status).toBe("ready");
       await stillWorks(s, u);
     });
-  }, 60_000);
+  }, 150_000);
 
   test("one user in four chats at once: the per-user in-flight limit holds across chats", async () => {
     const gate = heldRunner();
@@ -316,15 +341,18 @@ describe.concurrent("floods and duplicates", () => {
       const chats = [u, s.em.group().member(u), s.em.group().member(u), s.em.group().member(u)];
       let n = 0;
       for (let round = 0; round < 3; round++) for (const c of chats) await c.sendDocument({ bytes: bytes(3000 + n, n++), file_name: `x${n}.bin` });
-      await Bun.sleep(1500);
-      const pending = s.em.pendingUpdates();
       let total = 0;
-      for (const c of chats) total += (await s.app.services.store.listByChat(c.chatId, 100)).length;
-      gate.open(); // let held jobs finish before any assertion can throw
-      expect(pending).toBe(0);
+      try {
+        // Polling confirms a batch only after its handlers returned: no pending update = all 12 handled
+        // (each handler INSERTs or refuses before it returns), so the count below is final.
+        await expect.poll(() => s.em.pendingUpdates()).toBe(0);
+        for (const c of chats) total += (await s.app.services.store.listByChat(c.chatId, 100)).length;
+      } finally {
+        gate.open(); // let held jobs finish before any assertion can throw
+      }
       expect(total, "jobs accepted for one user across 4 chats (limit 5)").toBeLessThanOrEqual(5);
     });
-  }, 30_000);
+  }, E2E_BOUND_MS);
 });
 
 describe.concurrent("commands with odd arguments", () => {
@@ -359,7 +387,7 @@ describe.concurrent("commands with odd arguments", () => {
       await owner.sendText(`/status@docket_test_bot ${theirs.id}`);
       await owner.waitFor((m) => m.some((x) => x.text === `#${theirs.id} · theirs.pdf · ready`), 10_000);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 
   test("unknown command and a 4096-character text: a clear answer pointing to /help, bot keeps working", async () => {
     await withStack({}, async (s) => {
@@ -372,7 +400,7 @@ describe.concurrent("commands with odd arguments", () => {
       expect(second[1]!.text).toBe("Send a document (a PDF or an image) as a file — I’ll process it and send the result back.");
       await stillWorks(s, u);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 });
 
 describe.concurrent("buttons", () => {
@@ -390,14 +418,13 @@ describe.concurrent("buttons", () => {
       // pressing the already-chosen option again on the fresh menu (edit would change nothing)
       await u.pressButton(menus[1]!.message_id, "settings:pdf:default");
       await u.pressButton(menus[1]!.message_id, "settings:pdf:default");
-      const until = Date.now() + 5000;
-      while (s.em.calls.filter((c) => c.method === "answerCallbackQuery").length < 3 && Date.now() < until) await Bun.sleep(50);
+      await expect.poll(() => s.em.calls.filter((c) => c.method === "answerCallbackQuery").length).toBeGreaterThanOrEqual(3);
       expect(s.em.calls.filter((c) => c.method === "answerCallbackQuery" && c.ok)).toHaveLength(3);
       expect((await s.app.services.store.getSettings(u.chatId)).pdfAction).toBe("default");
       expect(s.logs.some((l) => l.includes("handler error"))).toBe(false);
       await stillWorks(s, u);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 });
 
 describe.concurrent("group chats", () => {
@@ -407,11 +434,13 @@ describe.concurrent("group chats", () => {
       const u = g.member(s.em.user({ language_code: "en" }));
       await u.sendText("hello everyone, lunch at 1?");
       await u.sendText("/status@other_bot 1");
+      // Both handled (a batch is confirmed only after its handlers returned) …
+      await expect.poll(() => s.em.pendingUpdates()).toBe(0);
+      // … and nothing is said, not even late through the outbox.
       await Bun.sleep(2500);
-      expect(s.em.pendingUpdates()).toBe(0);
       expect(g.messages(), g.transcript().join("\n")).toEqual([]);
     });
-  }, 30_000);
+  }, E2E_BOUND_MS);
 
   test("in a group: a document works, /status@docket_test_bot answers, messages paced (no 429)", async () => {
     await withStack({ emulator: { rateLimits: {} } }, async (s) => {
@@ -425,7 +454,7 @@ describe.concurrent("group chats", () => {
       await u.waitFor((m) => m.some((x) => x.text === `#${job.id} · group.pdf · ready`), 15_000);
       expect(s.em.calls.filter((c) => c.chatId === g.id && c.status === 429)).toEqual([]);
     });
-  }, 50_000);
+  }, E2E_BOUND_MS);
 });
 
 describe.concurrent("blocked users and Telegram errors", () => {
@@ -442,7 +471,7 @@ describe.concurrent("blocked users and Telegram errors", () => {
       u.unblock();
       await stillWorks(s, u);
     });
-  }, 60_000);
+  }, E2E_BOUND_MS);
 
   test("sendDocument of the result answers 500 twice, then OK: ready, the result arrives exactly once", async () => {
     await withStack({ runner: copyRunner() }, async (s) => {
@@ -455,7 +484,7 @@ describe.concurrent("blocked users and Telegram errors", () => {
       expect(u.messages().filter((m) => m.document)).toHaveLength(1);
       expect(s.em.calls.filter((c) => c.method === "sendDocument").map((c) => c.status)).toEqual([500, 500, 200]);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 
   test("413 on the result upload: failed result_too_big with a message that states real sizes", async () => {
     await withStack({ runner: copyRunner() }, async (s) => {
@@ -468,7 +497,7 @@ describe.concurrent("blocked users and Telegram errors", () => {
       expect(msg.text).toMatch(/^Job #\d+ failed: The result is [\d.]+ (KB|MB), over the 50 MB upload limit\.$/);
       await stillWorks(s, u);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 
   test("403 on the status message: the job still ends ready, the result and 'Done' still reach the chat", async () => {
     await withStack({}, async (s) => {
@@ -480,5 +509,5 @@ describe.concurrent("blocked users and Telegram errors", () => {
       await u.waitFor((m) => m.some((x) => x.document) && m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)), 15_000);
       await stillWorks(s, u);
     });
-  }, 40_000);
+  }, E2E_BOUND_MS);
 });

@@ -164,8 +164,13 @@ export class Core {
     return f.error;
   }
 
+  /** The emulator's clock (EmulatorOptions.now, default Date.now), epoch ms. */
+  now(): number {
+    return this.opts.now ? this.opts.now() : Date.now();
+  }
+
   /** Message date for "now", Unix seconds. */
-  date(now = Date.now()): number {
+  date(now = this.now()): number {
     return Math.floor(now / 1000);
   }
 }

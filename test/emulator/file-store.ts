@@ -8,6 +8,7 @@ import { createHash, randomBytes } from "node:crypto";
 import { chmod, copyFile, mkdir, stat, writeFile, access } from "node:fs/promises";
 import { extname, join, resolve } from "node:path";
 import { badRequest, E } from "./api-error.ts";
+import type { FileDownloadFault } from "./types.ts";
 
 /** Cloud getFile limit: MAX_DOWNLOAD_FILE_SIZE = 20 << 20 bytes (TBA Client.h). */
 export const CLOUD_DOWNLOAD_LIMIT = 20 << 20;
@@ -61,6 +62,8 @@ export class FileStore {
   /** Bumped by expireLinks(): links of older generations are dead. */
   private generation = 0;
   private failDownloads = 0;
+  /** Faults for the next served downloads, in order (each entry used `times` times). */
+  private readonly faults: Array<{ fault: FileDownloadFault; times: number }> = [];
 
   constructor(private readonly opts: FileStoreOptions) {}
 
@@ -136,6 +139,19 @@ export class FileStore {
   /** The next `times` downloads answer 404. */
   failNextDownloads(times: number): void {
     this.failDownloads += times;
+  }
+
+  /** The next `times` downloads that would be served whole get `fault` instead (see download-faults.ts). */
+  addDownloadFault(fault: FileDownloadFault, times: number): void {
+    if (times > 0) this.faults.push({ fault, times });
+  }
+
+  /** The fault for the download being served now, consuming one use; undefined when none is queued. */
+  takeDownloadFault(): FileDownloadFault | undefined {
+    const head = this.faults[0];
+    if (!head) return undefined;
+    if (--head.times <= 0) this.faults.shift();
+    return head.fault;
   }
 
   /**

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { Api, InputFile } from "grammy";
 import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "./index.ts";
+import { FILE_DOWNLOAD, startEmulator, type Emulator } from "./index.ts";
 import { apiFailure, rawCall } from "./raw-call.ts";
 
 let dir: string;
@@ -41,7 +41,8 @@ describe("cloud mode", () => {
   let em: Emulator;
   let api: Api;
   beforeAll(async () => {
-    em = await startEmulator({ rateLimits: false, fileLinkTtlMs: 300 });
+    // Links live an hour here; the expiry test below runs its own emulator on a manual clock.
+    em = await startEmulator({ rateLimits: false });
     api = new Api(em.token, { apiRoot: em.apiRoot });
   });
   afterAll(async () => {
@@ -150,22 +151,51 @@ describe("cloud mode", () => {
   });
 
   it("expires links after fileLinkTtlMs, by expireFileLinks(), and fails downloads on demand (BR-02)", async () => {
+    // A manual clock: a slow request on a loaded machine cannot age a link past its TTL by accident.
+    let t = Date.UTC(2026, 0, 1);
+    const em = await startEmulator({ rateLimits: false, fileLinkTtlMs: 300, now: () => t });
+    try {
+      const api = new Api(em.token, { apiRoot: em.apiRoot });
+      const u = em.user();
+      const s = await u.sendDocument({ bytes: bytes(64, 4), file_name: "a.pdf" });
+      const f1 = await api.getFile(s.file_id!);
+      t += 299;
+      expect((await api.getFile(s.file_id!)).file_path).toBe(f1.file_path);
+      em.failFileDownload(1);
+      expect((await download(em, f1.file_path!)).json).toEqual({ ok: false, error_code: 404, description: "Not Found" });
+      expect((await download(em, f1.file_path!)).status).toBe(200); // still live at 299 ms
+      t += 51;
+      expect((await download(em, f1.file_path!)).status).toBe(404); // 350 ms after its getFile
+      const f2 = await api.getFile(s.file_id!);
+      expect(f2.file_path).not.toBe(f1.file_path);
+      expect((await download(em, f2.file_path!)).status).toBe(200);
+      em.expireFileLinks();
+      expect((await download(em, f2.file_path!)).status).toBe(404);
+      const f3 = await api.getFile(s.file_id!);
+      expect((await download(em, f3.file_path!)).body).toEqual(bytes(64, 4));
+    } finally {
+      await em.close();
+    }
+  });
+
+  it("records every download in calls as method /file with the file_path and never the token (E3)", async () => {
     const u = em.user();
-    const s = await u.sendDocument({ bytes: bytes(64, 4), file_name: "a.pdf" });
-    const f1 = await api.getFile(s.file_id!);
-    expect((await api.getFile(s.file_id!)).file_path).toBe(f1.file_path);
-    em.failFileDownload(1);
-    expect((await download(em, f1.file_path!)).json).toEqual({ ok: false, error_code: 404, description: "Not Found" });
-    expect((await download(em, f1.file_path!)).status).toBe(200);
-    await Bun.sleep(350);
-    expect((await download(em, f1.file_path!)).status).toBe(404);
-    const f2 = await api.getFile(s.file_id!);
-    expect(f2.file_path).not.toBe(f1.file_path);
-    expect((await download(em, f2.file_path!)).status).toBe(200);
-    em.expireFileLinks();
-    expect((await download(em, f2.file_path!)).status).toBe(404);
-    const f3 = await api.getFile(s.file_id!);
-    expect((await download(em, f3.file_path!)).body).toEqual(bytes(64, 4));
+    const s = await u.sendDocument({ bytes: bytes(700, 6), file_name: "rec.pdf" });
+    const f = await api.getFile(s.file_id!);
+    const before = em.calls.length;
+    expect((await download(em, f.file_path!)).status).toBe(200);
+    expect((await download(em, "documents/nope.pdf")).status).toBe(404);
+    const wrong = await fetch(`${em.apiRoot}/file/bot1:wrong-token-aaaaaaaaaaaaaaaaaa/${f.file_path}`);
+    expect(wrong.status).toBe(404);
+    await wrong.arrayBuffer();
+    const recorded = em.calls.slice(before);
+    expect(recorded.map((c) => [c.method, c.params.file_path, c.status, c.ok])).toEqual([
+      [FILE_DOWNLOAD, f.file_path, 200, true],
+      [FILE_DOWNLOAD, "documents/nope.pdf", 404, false],
+      [FILE_DOWNLOAD, f.file_path, 404, false],
+    ]);
+    expect(em.count("/file")).toBeGreaterThanOrEqual(3);
+    expect(JSON.stringify(em.calls)).not.toContain(em.token);
   });
 
   it("refuses getFile over 20 MiB from the declared size or the real size (BR-01)", async () => {
@@ -216,6 +246,76 @@ describe("cloud mode", () => {
   });
 });
 
+describe("injected download faults (E4; test options only)", () => {
+  let em: Emulator;
+  let api: Api;
+  beforeAll(async () => {
+    em = await startEmulator({ rateLimits: false });
+    api = new Api(em.token, { apiRoot: em.apiRoot });
+  });
+  afterAll(async () => {
+    await em.close();
+  });
+  const big = bytes(300_000, 11);
+  async function linkFor(): Promise<string> {
+    const u = em.user();
+    const s = await u.sendDocument({ bytes: big, file_name: "fault.bin" });
+    return (await api.getFile(s.file_id!)).file_path!;
+  }
+  /** Reads the body; returns bytes read and how it ended, or "pending" if nothing happened for `quietMs`. */
+  async function readBody(path: string, quietMs = 400): Promise<{ n: number; end: "clean" | "error" | "pending" }> {
+    const ac = new AbortController();
+    const res = await fetch(`${em.apiRoot}/file/bot${em.token}/${path}`, { signal: ac.signal });
+    expect(res.status).toBe(200);
+    let n = 0;
+    let timer = setTimeout(() => ac.abort(), quietMs);
+    try {
+      for await (const c of res.body as unknown as AsyncIterable<Uint8Array>) {
+        n += c.byteLength;
+        clearTimeout(timer);
+        timer = setTimeout(() => ac.abort(), quietMs);
+      }
+      return { n, end: "clean" };
+    } catch {
+      return { n, end: ac.signal.aborted ? "pending" : "error" };
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  it("serves the whole body when no fault is queued", async () => {
+    expect(await readBody(await linkFor())).toEqual({ n: big.byteLength, end: "clean" });
+  });
+  it("stall: sends afterBytes, then keeps the connection open without data", async () => {
+    const path = await linkFor();
+    em.faultFileDownload({ kind: "stall", afterBytes: 1000 });
+    expect(await readBody(path)).toEqual({ n: 1000, end: "pending" });
+    expect(em.calls.at(-1)!.params.fault).toBe("stall");
+    expect(await readBody(path)).toEqual({ n: big.byteLength, end: "clean" }); // used once
+  });
+  it("reset: drops the connection after afterBytes (a network error, not a clean end)", async () => {
+    const path = await linkFor();
+    em.faultFileDownload({ kind: "reset", afterBytes: 70_000 }, 2);
+    expect(await readBody(path)).toEqual({ n: 70_000, end: "error" });
+    expect(await readBody(path)).toEqual({ n: 70_000, end: "error" });
+    expect(await readBody(path)).toEqual({ n: big.byteLength, end: "clean" });
+  });
+  it("end: a short body that ends cleanly", async () => {
+    const path = await linkFor();
+    em.faultFileDownload({ kind: "end", afterBytes: 1234 });
+    expect(await readBody(path)).toEqual({ n: 1234, end: "clean" });
+  });
+  it("trickle: the whole body, chunkBytes every everyMs", async () => {
+    const u = em.user();
+    const s = await u.sendDocument({ bytes: bytes(500, 12), file_name: "slow.bin" });
+    const path = (await api.getFile(s.file_id!)).file_path!;
+    em.faultFileDownload({ kind: "trickle", chunkBytes: 100, everyMs: 60 });
+    const t0 = Date.now();
+    expect(await readBody(path)).toEqual({ n: 500, end: "clean" });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(4 * 60 - 10);
+  });
+});
+
 describe("local mode", () => {
   let em: Emulator;
   let api: Api;
@@ -258,6 +358,11 @@ describe("local mode", () => {
     const res = await fetch(`${em.apiRoot}/file/bot${em.token}/${f.file_path}`);
     expect(res.status).toBe(404);
     expect(await res.json()).toEqual({ ok: false, error_code: 404, description: "Not Found" });
+    // The request is recorded (BR-03: "no URL /file/bot<token>//var/… is ever requested" can be asserted), token redacted.
+    const last = em.calls.at(-1)!;
+    expect([last.method, last.status]).toEqual([FILE_DOWNLOAD, 404]);
+    expect(last.params.file_path).toBe(f.file_path!.split(em.token).join("<token>"));
+    expect(JSON.stringify(em.calls)).not.toContain(em.token);
   });
 
   it("accepts a file:// upload in local mode", async () => {

@@ -19,6 +19,7 @@ import { createGroup, createUser } from "./users.ts";
 
 export type * from "./types.ts";
 export { DEFAULT_TOKEN } from "./core.ts";
+export { FILE_DOWNLOAD } from "./types.ts";
 export { DEFAULT_RATE_LIMITS } from "./rate-limiter.ts";
 export { CLOUD_DOWNLOAD_LIMIT, CLOUD_UPLOAD_LIMIT, LOCAL_UPLOAD_LIMIT } from "./file-store.ts";
 
@@ -54,6 +55,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     group: (init) => createGroup(core, init),
     failNext: (method, error, o) => core.addFailure(method, error, o),
     failFileDownload: (times = 1) => core.files.failNextDownloads(times),
+    faultFileDownload: (fault, times = 1) => core.files.addDownloadFault(fault, times),
     expireFileLinks: () => core.files.expireLinks(),
     redeliver: (updateId) => core.updates.redeliver(updateId),
     calls: core.calls,

@@ -6,6 +6,14 @@ import { startEmulator, type Emulator } from "./index.ts";
 import { apiFailure, rawCall } from "./raw-call.ts";
 
 let em: Emulator | undefined;
+/**
+ * A manual clock for the emulator: bucket refills and windows depend on it alone, so a slow request on a
+ * loaded machine cannot refill a token between two calls that must meet an empty bucket.
+ */
+function manualClock(start = Date.UTC(2026, 0, 1)) {
+  let t = start;
+  return { now: () => t, advance: (ms: number) => void (t += ms) };
+}
 afterEach(async () => {
   await em?.close();
   em = undefined;
@@ -13,7 +21,8 @@ afterEach(async () => {
 
 describe("rate limits", () => {
   it("allows a per-chat burst of 3, then answers 429 with retry_after and a Retry-After header; edits share it", async () => {
-    em = await startEmulator();
+    const clock = manualClock();
+    em = await startEmulator({ now: clock.now });
     const u = em.user();
     const m = await rawCall(em, "sendMessage", { chat_id: u.chatId, text: "1" });
     await rawCall(em, "editMessageText", { chat_id: u.chatId, message_id: (m.body.result as { message_id: number }).message_id, text: "2" });
@@ -26,7 +35,9 @@ describe("rate limits", () => {
     // Not counted: chat actions and deletes, other chats.
     expect((await rawCall(em, "sendChatAction", { chat_id: u.chatId, action: "typing" })).status).toBe(200);
     expect((await rawCall(em, "sendMessage", { chat_id: em.user().chatId, text: "other chat" })).status).toBe(200);
-    await Bun.sleep(1050);
+    clock.advance(999);
+    expect((await rawCall(em, "sendMessage", { chat_id: u.chatId, text: "4 again" })).status).toBe(429); // not yet refilled
+    clock.advance(51);
     expect((await rawCall(em, "sendMessage", { chat_id: u.chatId, text: "5" })).status).toBe(200);
     expect(u.messages().map((x) => x.text)).toEqual(["2", "3", "5"]);
   });
@@ -43,7 +54,7 @@ describe("rate limits", () => {
   });
 
   it("limits all chats together with globalPerSec", async () => {
-    em = await startEmulator({ rateLimits: { globalPerSec: 5 } });
+    em = await startEmulator({ rateLimits: { globalPerSec: 5 }, now: manualClock().now });
     const statuses: number[] = [];
     for (let i = 0; i < 6; i++) statuses.push((await rawCall(em, "sendMessage", { chat_id: em.user().chatId, text: "x" })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
@@ -82,7 +93,7 @@ describe("rate limits", () => {
   });
 
   it("can be switched off and on at run time", async () => {
-    em = await startEmulator({ rateLimits: false });
+    em = await startEmulator({ rateLimits: false, now: manualClock().now });
     const u = em.user();
     for (let i = 0; i < 10; i++) expect((await rawCall(em, "sendMessage", { chat_id: u.chatId, text: `${i}` })).status).toBe(200);
     em.setRateLimits({ perChatBurst: 1 });

@@ -1,8 +1,8 @@
 /**
  * HTTP front of the emulator (Bun.serve on 127.0.0.1): routes `/bot<token>/<method>` (GET/POST, method names
  * case-insensitive) and, in cloud mode, `/file/bot<token>/<file_path>`; answers with the Bot API envelope,
- * HTTP status = error_code, `Retry-After` on 429 (botapi-facts.md §3, checklist 1–3). Every method request is
- * recorded in Core.calls; the token is never logged.
+ * HTTP status = error_code, `Retry-After` on 429 (botapi-facts.md §3, checklist 1–3). Every method request and
+ * every file download is recorded in Core.calls; the token is never logged.
  */
 import { ApiError, E } from "./api-error.ts";
 import { Args } from "./args.ts";
@@ -11,7 +11,8 @@ import { uploadLimit, fileMethods } from "./methods-files.ts";
 import { botMethods, KNOWN_UNIMPLEMENTED, unimplemented } from "./methods-bot.ts";
 import { messageMethods } from "./methods-messages.ts";
 import { paramsForLog, parseRequest, type ParsedRequest } from "./request.ts";
-import type { ApiCall } from "./types.ts";
+import { FILE_DOWNLOAD, type ApiCall } from "./types.ts";
+import { faultyBody } from "./download-faults.ts";
 
 const HANDLERS: Record<string, Handler> = { ...botMethods, ...messageMethods, ...fileMethods };
 const CANONICAL = new Map<string, string>(
@@ -40,7 +41,7 @@ function errorResponse(e: ApiError): Response {
  * @returns the HTTP response with the Bot API envelope.
  */
 export async function execute(core: Core, method: string, req: ParsedRequest, signal: AbortSignal): Promise<Response> {
-  const now = Date.now();
+  const now = core.now();
   const args = new Args(req.params);
   const c: Ctx = { core, args, files: req.files, now, signal };
   const hintedChat = core.chatIdOf(args.str("chat_id"));
@@ -86,7 +87,7 @@ function internalError(e: unknown): ApiError {
 
 /** Records a request that failed before reaching a handler (routing, auth, body errors). */
 function recordEarly(core: Core, method: string, err: ApiError): Response {
-  core.calls.push({ method, params: {}, at: Date.now(), status: err.code, ok: false, description: err.description });
+  core.calls.push({ method, params: {}, at: core.now(), status: err.code, ok: false, description: err.description });
   return errorResponse(err);
 }
 
@@ -94,7 +95,7 @@ function recordEarly(core: Core, method: string, err: ApiError): Response {
 export async function handle(core: Core, req: Request): Promise<Response> {
   const url = new URL(req.url);
   const path = url.pathname;
-  if (path.startsWith("/file/")) return serveFile(core, path);
+  if (path.startsWith("/file/")) return serveFile(core, path, req.signal);
   const m = /^\/bot([^/]*)\/([^/]*)$/.exec(path);
   if (!m) return errorResponse(new ApiError(404, E.notFound));
   const [, token = "", rawMethod = ""] = m;
@@ -117,13 +118,31 @@ export async function handle(core: Core, req: Request): Promise<Response> {
 /**
  * `/file/bot<token>/<file_path>`: cloud only. Unknown, expired or failed-on-purpose paths answer
  * 404 {"ok":false,"error_code":404,"description":"Not Found"}; a local server never serves files.
+ * A queued fault (Emulator.faultFileDownload) shapes the body of a download that would be served.
+ * Every request is recorded as method FILE_DOWNLOAD with the file_path only (the token is dropped).
  */
-function serveFile(core: Core, path: string): Response {
-  const notFound = () => errorResponse(new ApiError(404, E.notFound));
+function serveFile(core: Core, path: string, signal: AbortSignal): Response {
+  const m = /^\/file\/bot[^/]*\/(.*)$/s.exec(path);
+  let filePath: string | null = null;
+  try {
+    filePath = m ? decodeURIComponent(m[1]!) : null;
+  } catch {
+    filePath = m ? m[1]! : null;
+  }
+  // A local-mode absolute path glued onto the route carries the token (`<dir>/<token>/documents/…`): redact it.
+  const shown = filePath === null ? null : filePath.split(core.token).join("<token>");
+  const call: ApiCall = { method: FILE_DOWNLOAD, params: { file_path: shown }, at: core.now(), status: 200, ok: true };
+  core.calls.push(call);
+  const notFound = () => {
+    Object.assign(call, { status: 404, ok: false, description: E.notFound });
+    return errorResponse(new ApiError(404, E.notFound));
+  };
   if (core.mode === "local") return notFound();
-  const prefix = `/file/bot${core.token}/`;
-  if (!path.startsWith(prefix)) return notFound();
-  const body = core.files.download(decodeURIComponent(path.slice(prefix.length)), Date.now());
+  if (!path.startsWith(`/file/bot${core.token}/`) || filePath === null) return notFound();
+  const body = core.files.download(filePath, call.at);
   if (!body) return notFound();
-  return new Response(body as BodyInit, { status: 200, headers: { "content-type": "application/octet-stream" } });
+  const fault = core.files.takeDownloadFault();
+  if (fault) call.params.fault = fault.kind;
+  const headers = { "content-type": "application/octet-stream" };
+  return new Response((fault ? faultyBody(body, fault, signal) : body) as BodyInit, { status: 200, headers });
 }

@@ -13,6 +13,8 @@ export interface RateLimits {
   perChatPerSec: number;
   /** Sliding 60 s window of sends + edits in chats with id < 0 (groups). Default 20 (FAQ: 20 msgs/min per group). */
   groupPerMin: number;
+  /** Length of the group window, ms. Default 60 000; tests shrink it to run the group rule scaled down in seconds. */
+  groupWindowMs?: number;
   /** Global token bucket across all chats (capacity = rate), per second. Default 30 (FAQ: ~30 msgs/s bulk). */
   globalPerSec: number;
   /**
@@ -39,6 +41,13 @@ export interface EmulatorOptions {
   port?: number;
   /** Cloud: a `/file/bot<token>/<file_path>` link answers 404 this many ms after the getFile that issued it. Default 3_600_000. */
   fileLinkTtlMs?: number;
+  /**
+   * The emulator's clock, epoch ms (default `Date.now`). It decides time windows: rate-limit buckets and holds,
+   * file-link expiry, the getUpdates repeat-poll rule, the setWebhook 1/s rule, message dates, `calls[].at`.
+   * Tests of such a window pass a manual clock and step it, so a loaded machine cannot move them across
+   * a boundary. Real waits (long-poll timeouts, getFileDelayMs, webhook retries) stay on real timers.
+   */
+  now?: () => number;
   /** Delay (ms) before getFile answers, like a local server that answers only once the file is on disk. Default 0. */
   getFileDelayMs?: number;
   /** Rate limits; `false` disables all of them. Missing fields take the defaults of {@link RateLimits}. */
@@ -60,9 +69,16 @@ export interface EmulatorOptions {
   allowHttpWebhook?: boolean;
 }
 
-/** One recorded HTTP request to a Bot API method (never contains the token). */
+/** `ApiCall.method` of a file download (`/file/bot<token>/<file_path>`); no Bot API method starts with "/". */
+export const FILE_DOWNLOAD = "/file";
+
+/**
+ * One recorded HTTP request to a Bot API method or to the file route (never contains the token).
+ * File downloads are recorded as method {@link FILE_DOWNLOAD} with `params.file_path` (the part after the
+ * token, decoded; the token itself is dropped) and `params.fault` when an injected fault shaped the body.
+ */
 export interface ApiCall {
-  /** Canonical method name as Telegram spells it (e.g. "sendMessage"), whatever case the client used; unknown methods as sent. */
+  /** Canonical method name as Telegram spells it (e.g. "sendMessage"), whatever case the client used; unknown methods as sent; "/file" for downloads. */
   method: string;
   /** Request parameters as received (strings for form/query bodies, typed for JSON); file parts replaced by `{ file_name, size }`. */
   params: Record<string, unknown>;
@@ -79,6 +95,19 @@ export interface ApiCall {
   /** `parameters.retry_after` of a 429, seconds. */
   retryAfter?: number;
 }
+
+/**
+ * A fault of one cloud file download, for tests of timeouts and size checks ({@link Emulator.faultFileDownload}).
+ * - `stall`: sends `afterBytes` (default 0) bytes, then nothing; the connection stays open until the client gives up.
+ * - `reset`: sends `afterBytes` (default 0) bytes, then drops the connection (the client sees a network error).
+ * - `end`: sends `afterBytes` bytes, then ends the body cleanly (shorter than the file).
+ * - `trickle`: sends the whole file, `chunkBytes` every `everyMs` ms.
+ */
+export type FileDownloadFault =
+  | { kind: "stall"; afterBytes?: number }
+  | { kind: "reset"; afterBytes?: number }
+  | { kind: "end"; afterBytes: number }
+  | { kind: "trickle"; chunkBytes: number; everyMs: number };
 
 /** An injected API error (see {@link Emulator.failNext}). */
 export interface InjectedError {
@@ -209,7 +238,7 @@ export interface ChatUser {
   messages(filter?: MessagesFilter): ChatMessage[];
   /** Human-readable chat log: user sends, bot sends, edits, deletes, drafts, chat actions. */
   transcript(): string[];
-  /** Resolves with messages() once `pred(messages())` holds; rejects after timeoutMs (default 5000) with the transcript. */
+  /** Resolves with messages() once `pred(messages())` holds; rejects after timeoutMs (default 15 000) with the transcript. */
   waitFor(pred: (msgs: ChatMessage[]) => boolean, timeoutMs?: number): Promise<ChatMessage[]>;
   /** Marks the user as having blocked the bot (sends answer 403 "Forbidden: bot was blocked by the user"). Private chats only. */
   block(): void;
@@ -249,6 +278,11 @@ export interface Emulator {
   failNext(method: string, error: InjectedError, opts?: FailOptions): void;
   /** Next `times` (default 1) cloud file downloads answer 404 {"ok":false,"error_code":404,"description":"Not Found"}. */
   failFileDownload(times?: number, status?: 404): void;
+  /**
+   * The next `times` (default 1) cloud downloads that would be served whole get `fault` instead (stall, dropped
+   * connection, short body, trickle). A test option only: without it every download is served whole.
+   */
+  faultFileDownload(fault: FileDownloadFault, times?: number): void;
   /** Every file link issued so far answers 404 from now on (BR-02 b); a later getFile issues a new path. */
   expireFileLinks(): void;
   /** Re-queues an already confirmed update; it is served once even though its id is below the confirmed offset. */

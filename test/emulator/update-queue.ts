@@ -1,6 +1,8 @@
 /**
  * Pending updates, getUpdates long polling and webhook delivery (botapi-facts.md §2 "getUpdates",
- * "setWebhook"; TBA `process_get_updates_query`, `abort_long_poll`, WebhookActor; field case BR-04).
+ * "setWebhook"; TBA `process_get_updates_query`, `abort_long_poll`, `fail_query_conflict`, WebhookActor;
+ * field case BR-04). Updates live at most 24 h (TBA `add_message`, `add_update_impl`; DOC #getupdates
+ * "not kept longer than 24 hours"), and 409 Conflict answers are paced like TBA's.
  */
 import { ApiError, E } from "./api-error.ts";
 
@@ -8,16 +10,49 @@ import { ApiError, E } from "./api-error.ts";
 const NOT_DEFAULT = new Set(["chat_member", "message_reaction", "message_reaction_count"]);
 /** LONG_POLL_MAX_TIMEOUT in TBA, seconds. */
 export const LONG_POLL_MAX_TIMEOUT = 50;
+/** How long Telegram keeps an update, ms: 24 h from its object's `edit_date`/`date`, or from arrival when it has none (TBA). */
+export const UPDATE_TTL_MS = 86_400_000;
+/** A callback query lives 150 s (TBA `add_update(UpdateType::CallbackQuery, …, 150, …)`). */
+export const CALLBACK_QUERY_TTL_MS = 150_000;
+/** TBA `fail_query_conflict`: at most one immediate 409 per this many ms; the others are answered this much later. */
+export const CONFLICT_PACE_MS = 3000;
+
+type Update = Record<string, unknown> & { update_id: number };
 
 interface Queued {
-  update: Record<string, unknown> & { update_id: number };
+  update: Update;
+  /** Epoch ms from which Telegram no longer serves the update. */
+  expiresAt: number;
   /** Re-queued by redeliver(): served once even below the confirmed offset. */
   redelivered?: boolean;
 }
 
 interface PendingPoll {
+  /** Settle the poll if it is still the pending one (timer and abort listener removed). */
   finish: (r: unknown[] | ApiError) => void;
+  /** Stop being the pending poll without answering yet (its answer is paced). */
+  detach: () => void;
+  /** Answer the poll (after detach). */
+  settle: (r: unknown[] | ApiError) => void;
   limit: number;
+}
+
+/**
+ * When an update payload stops being served, epoch ms, or null when Telegram would not queue it at
+ * all. An update whose object carries a `date` (messages: `edit_date` when set; chat_member,
+ * message_reaction, chat_join_request …) lives until that date + 24 h and is not queued once older
+ * (TBA `add_message`: "don't send messages received/edited more than 1 day ago"; `left_time > 0`
+ * checks); a callback_query lives 150 s from arrival, anything else 24 h from arrival.
+ */
+export function expiryOf(payload: Record<string, unknown>, now: number): number | null {
+  const type = Object.keys(payload).find((k) => k !== "update_id") ?? "";
+  const body = payload[type] as { date?: unknown; edit_date?: unknown } | undefined;
+  const date = typeof body?.edit_date === "number" && body.edit_date !== 0 ? body.edit_date : body?.date;
+  if (typeof date === "number") {
+    const expiresAt = date * 1000 + UPDATE_TTL_MS;
+    return expiresAt <= now ? null : expiresAt;
+  }
+  return now + (type === "callback_query" ? CALLBACK_QUERY_TTL_MS : UPDATE_TTL_MS);
 }
 
 /** Webhook settings (setWebhook). */
@@ -36,7 +71,7 @@ export type WebhookReplyExecutor = (params: Record<string, unknown>) => Promise<
 export class UpdateQueue {
   private nextId: number;
   private queue: Queued[] = [];
-  private readonly history = new Map<number, Queued["update"]>();
+  private readonly history = new Map<number, Queued>();
   private allowed: string[] | undefined;
   private poll: PendingPoll | undefined;
   private lastPoll: { offset: number; at: number } | undefined;
@@ -45,37 +80,57 @@ export class UpdateQueue {
   readonly deliveries: unknown[] = [];
   private delivering = false;
   private closed = false;
+  /** TBA `next_get_updates_conflict_time_`: before this epoch ms a 409 is answered CONFLICT_PACE_MS late. */
+  private nextConflictAt = 0;
+  /** 409 answers waiting for their paced time (answered at once by close()). */
+  private readonly pacedConflicts = new Set<() => void>();
 
+  /**
+   * @param clock epoch ms for arrival times and expiry (tests inject a fake so they need not wait 24 h);
+   *   getUpdates takes its request time as an argument
+   */
   constructor(
     firstUpdateId: number,
     private readonly onWebhookReply: WebhookReplyExecutor,
     private readonly repeatPollRule = true,
+    private readonly clock: () => number = Date.now,
   ) {
     if (!(firstUpdateId >= 1)) throw new Error("emulator: firstUpdateId must be ≥ 1");
     this.nextId = firstUpdateId;
   }
 
-  /** Queues an update payload (`{message: …}` etc.); returns its update_id (consecutive). */
+  /**
+   * Queues an update payload (`{message: …}` etc.); returns its update_id (consecutive), or 0 when
+   * Telegram would drop it unqueued (a message older than 24 h: no update_id is used up).
+   */
   push(payload: Record<string, unknown>): number {
-    const update = { update_id: this.nextId++, ...payload };
-    this.history.set(update.update_id, update);
-    this.queue.push({ update });
+    const expiresAt = expiryOf(payload, this.clock());
+    if (expiresAt === null) return 0;
+    const q: Queued = { update: { update_id: this.nextId++, ...payload }, expiresAt };
+    this.history.set(q.update.update_id, q);
+    this.queue.push(q);
     this.wake();
-    return update.update_id;
+    return q.update.update_id;
   }
 
   /** Re-queues a confirmed update (served once more, first). @throws Error for an unknown update_id. */
   redeliver(updateId: number): void {
-    const update = this.history.get(updateId);
-    if (!update) throw new Error(`emulator: no update ${updateId} to redeliver`);
+    const old = this.history.get(updateId);
+    if (!old) throw new Error(`emulator: no update ${updateId} to redeliver`);
     this.queue = this.queue.filter((q) => q.update.update_id !== updateId);
-    this.queue.unshift({ update, redelivered: true });
+    this.queue.unshift({ update: old.update, expiresAt: old.expiresAt, redelivered: true });
     this.wake();
   }
 
-  /** Number of unconfirmed updates. */
+  /** Number of unconfirmed updates still within their lifetime. */
   get pending(): number {
+    this.dropExpired(this.clock());
     return this.queue.length;
+  }
+
+  /** Forgets updates whose lifetime is over (never served again, not counted as pending). */
+  private dropExpired(now: number): void {
+    if (this.queue.some((q) => q.expiresAt <= now)) this.queue = this.queue.filter((q) => q.expiresAt > now);
   }
 
   /** drop_pending_updates. */
@@ -95,7 +150,8 @@ export class UpdateQueue {
     else if (offset < 0) this.queue = this.queue.slice(offset);
   }
 
-  private take(limit: number): unknown[] {
+  private take(limit: number, now: number): unknown[] {
+    this.dropExpired(now);
     this.queue = this.queue.filter((q) => this.isAllowed(q.update));
     // One answer carries at most ~4 MiB of updates (TBA JsonUpdates, 1 << 22), but always at least one.
     const batch: Queued[] = [];
@@ -112,25 +168,50 @@ export class UpdateQueue {
   private wake(): void {
     if (this.webhook) void this.deliver();
     const p = this.poll;
-    if (p && this.queue.some((q) => this.isAllowed(q.update))) p.finish(this.take(p.limit));
+    const now = this.clock();
+    if (p && this.queue.some((q) => q.expiresAt > now && this.isAllowed(q.update))) p.finish(this.take(p.limit, now));
   }
 
-  /** Ends the pending long poll with a 409 (a newer poll or setWebhook took over). */
-  abortPoll(description: string): void {
-    this.poll?.finish(new ApiError(409, description));
+  /**
+   * Answers a 409 Conflict the way TBA's `fail_query_conflict` does: at once when no conflict was
+   * answered at once in the last CONFLICT_PACE_MS (and that window starts now), else CONFLICT_PACE_MS later.
+   */
+  private conflict(description: string, now: number, answer: (e: ApiError) => void): void {
+    const err = new ApiError(409, description);
+    if (now >= this.nextConflictAt) {
+      this.nextConflictAt = now + CONFLICT_PACE_MS;
+      answer(err);
+      return;
+    }
+    const fire = () => {
+      clearTimeout(timer);
+      this.pacedConflicts.delete(fire);
+      answer(err);
+    };
+    const timer = setTimeout(fire, CONFLICT_PACE_MS);
+    this.pacedConflicts.add(fire);
+  }
+
+  /** Ends the pending long poll with a paced 409 (a newer poll or setWebhook took over); `now` epoch ms. */
+  abortPoll(description: string, now: number = this.clock()): void {
+    const p = this.poll;
+    if (!p) return;
+    p.detach();
+    this.conflict(description, now, (e) => p.settle(e));
   }
 
   /**
    * Bot API getUpdates. offset/limit/timeout already parsed; allowedUpdates undefined = keep the previous list.
-   * Same offset within 3 s with timeout < 3 → timeout 3; within 0.5 s → limit 1 (TBA).
-   * @throws ApiError 409 while a webhook is set, or when a newer poll terminates this one.
+   * Same offset within 3 s with timeout < 3 → timeout 3; within 0.5 s → limit 1 (TBA). Updates past
+   * their lifetime are dropped unserved. `now` is the request time, epoch ms.
+   * @throws ApiError 409 while a webhook is set, or when a newer poll terminates this one (both paced).
    */
   async getUpdates(
     o: { offset: number; limit: number; timeout: number; allowedUpdates?: string[] },
     signal: AbortSignal,
     now: number,
   ): Promise<unknown[]> {
-    if (this.webhook) throw new ApiError(409, E.conflictWebhook);
+    if (this.webhook) return new Promise<unknown[]>((_, reject) => this.conflict(E.conflictWebhook, now, reject));
     let { limit, timeout } = o;
     if (o.allowedUpdates !== undefined) this.allowed = o.allowedUpdates;
     if (this.repeatPollRule && this.lastPoll && this.lastPoll.offset === o.offset && timeout < 3 && now - this.lastPoll.at < 3000) {
@@ -139,19 +220,22 @@ export class UpdateQueue {
     }
     this.lastPoll = { offset: o.offset, at: now };
     this.confirm(o.offset);
-    this.abortPoll(E.conflictPoll);
-    const ready = this.take(limit);
+    this.abortPoll(E.conflictPoll, now);
+    const ready = this.take(limit, now);
     if (ready.length > 0 || timeout === 0 || this.closed) return ready;
     return new Promise<unknown[]>((resolve, reject) => {
       const poll: PendingPoll = {
         limit,
-        finish: (r) => {
-          if (this.poll !== poll) return;
-          this.poll = undefined;
+        detach: () => {
+          if (this.poll === poll) this.poll = undefined;
           clearTimeout(timer);
           signal.removeEventListener("abort", onAbort);
-          if (r instanceof ApiError) reject(r);
-          else resolve(r);
+        },
+        settle: (r) => (r instanceof ApiError ? reject(r) : resolve(r)),
+        finish: (r) => {
+          if (this.poll !== poll) return;
+          poll.detach();
+          poll.settle(r);
         },
       };
       const timer = setTimeout(() => poll.finish([]), Math.min(timeout, LONG_POLL_MAX_TIMEOUT) * 1000);
@@ -166,7 +250,7 @@ export class UpdateQueue {
   setWebhook(cfg: WebhookConfig): void {
     this.webhook = cfg;
     this.webhookError = undefined;
-    this.abortPoll(E.conflictSetWebhook);
+    this.abortPoll(E.conflictSetWebhook, this.clock());
     void this.deliver();
   }
 
@@ -186,6 +270,7 @@ export class UpdateQueue {
     let backoff = 100;
     try {
       while (this.webhook && !this.closed) {
+        this.dropExpired(this.clock());
         this.queue = this.queue.filter((q) => this.isAllowed(q.update));
         const q = this.queue[0];
         if (!q) break;
@@ -208,10 +293,10 @@ export class UpdateQueue {
             backoff = 100;
             await this.executeReply(body);
           } else {
-            this.webhookError = { date: Math.floor(Date.now() / 1000), message: `Wrong response from the webhook: ${res.status} ${res.statusText}`.trim() };
+            this.webhookError = { date: Math.floor(this.clock() / 1000), message: `Wrong response from the webhook: ${res.status} ${res.statusText}`.trim() };
           }
         } catch (e) {
-          this.webhookError = { date: Math.floor(Date.now() / 1000), message: (e as Error).message.includes("refused") ? "Connection refused" : "Connection timed out" };
+          this.webhookError = { date: Math.floor(this.clock() / 1000), message: (e as Error).message.includes("refused") ? "Connection refused" : "Connection timed out" };
         }
         if (!delivered) {
           await Bun.sleep(backoff);
@@ -237,5 +322,6 @@ export class UpdateQueue {
   close(): void {
     this.closed = true;
     this.poll?.finish([]);
+    for (const fire of [...this.pacedConflicts]) fire();
   }
 }

@@ -6,16 +6,20 @@ import { apiFailure, rawCall } from "./raw-call.ts";
 
 let em: Emulator;
 let api: Api;
+/** Set: the emulator's clock stands still (tests of TBA's 0.5 s / 3 s poll windows); unset: real time. */
+let frozenAt: number | undefined;
 beforeEach(async () => {
-  em = await startEmulator({ rateLimits: false, mode: "local", localDir: "/tmp/docket-emu-unused" });
+  em = await startEmulator({ rateLimits: false, mode: "local", localDir: "/tmp/docket-emu-unused", now: () => frozenAt ?? Date.now() });
   api = new Api(em.token, { apiRoot: em.apiRoot });
 });
 afterEach(async () => {
+  frozenAt = undefined;
   await em.close();
 });
 
 describe("getUpdates", () => {
   it("numbers updates from a positive id by one and confirms them by offset", async () => {
+    frozenAt = Date.now(); // the two polls below are "within 0.5 s" however slow the machine is
     const u = em.user();
     const a = await u.sendText("one");
     const b = await u.sendText("two");
@@ -33,6 +37,7 @@ describe("getUpdates", () => {
   });
 
   it("stretches a repeated short poll with the same offset to 3 s (TBA)", async () => {
+    frozenAt = Date.now(); // the repeat is "within 3 s" however slow the machine is; the wait itself is real
     await api.getUpdates({ offset: 7, timeout: 0 });
     const t0 = Date.now();
     const poll = api.getUpdates({ offset: 7, timeout: 0 });
@@ -80,7 +85,7 @@ describe("getUpdates", () => {
 
   it("answers the older of two concurrent polls with 409 terminated by other getUpdates request", async () => {
     const older = apiFailure(api.getUpdates({ timeout: 5 }));
-    await Bun.sleep(50);
+    await expect.poll(() => em.count("getUpdates")).toBe(1); // the older poll is waiting in the emulator
     // A different offset than the older poll, so TBA's "same offset within 3 s → timeout 3" rule does not apply.
     const newer = api.getUpdates({ offset: 1, timeout: 1 });
     expect(await older).toEqual({
@@ -88,6 +93,21 @@ describe("getUpdates", () => {
       description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
     });
     expect(await newer).toEqual([]);
+  });
+
+  it("paces 409s like TBA: a second conflict within 3 s is answered 3 s late (fail_query_conflict)", async () => {
+    const first = apiFailure(api.getUpdates({ offset: 1, timeout: 10 }));
+    await Bun.sleep(50);
+    const second = apiFailure(api.getUpdates({ offset: 2, timeout: 10 }));
+    expect((await first).code).toBe(409);
+    const t0 = Date.now();
+    const third = api.getUpdates({ offset: 3, timeout: 1 });
+    expect(await second).toEqual({
+      code: 409,
+      description: "Conflict: terminated by other getUpdates request; make sure that only one bot instance is running",
+    });
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2900);
+    expect(await third).toEqual([]);
   });
 
   it("answers 409 while a webhook is set and deletes it with the exact descriptions", async () => {
@@ -114,7 +134,7 @@ describe("getUpdates", () => {
 
   it("ends a pending poll with 409 terminated by setWebhook request", async () => {
     const poll = apiFailure(api.getUpdates({ timeout: 5 }));
-    await Bun.sleep(50);
+    await expect.poll(() => em.count("getUpdates")).toBe(1); // the poll is waiting in the emulator
     await api.setWebhook("http://127.0.0.1:9/hook");
     expect(await poll).toEqual({ code: 409, description: "Conflict: terminated by setWebhook request" });
   });

@@ -16,6 +16,12 @@ function commandEntities(text: string): Array<{ type: string; offset: number; le
   return m ? [{ type: "bot_command", offset: 0, length: m[0].length }] : [];
 }
 
+/**
+ * Default bound of {@link ChatUser.waitFor}, ms. A bound, not a delay: a wait that holds returns at
+ * once. Generous because a loaded 2-core CI runner can take several seconds per poll/handle/send cycle.
+ */
+export const WAIT_FOR_DEFAULT_MS = 15_000;
+
 /** Waits until `pred(view())` holds; rejects with the transcript after timeoutMs. */
 function waitOn(chat: Chat, view: () => ChatMessage[], pred: (m: ChatMessage[]) => boolean, timeoutMs: number) {
   return new Promise<ChatMessage[]>((resolve, reject) => {
@@ -147,7 +153,7 @@ export class ChatUserImpl implements ChatUser {
     return [...this.chat.log];
   }
 
-  waitFor(pred: (msgs: ChatMessage[]) => boolean, timeoutMs = 5000): Promise<ChatMessage[]> {
+  waitFor(pred: (msgs: ChatMessage[]) => boolean, timeoutMs = WAIT_FOR_DEFAULT_MS): Promise<ChatMessage[]> {
     return waitOn(this.chat, () => this.chat.view(), pred, timeoutMs);
   }
 

@@ -3,12 +3,12 @@
  * server, read from disk, confined to LOCAL_BOT_API_DIR, permission and
  * disappearance handled with clear reasons.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, watch, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Api } from "grammy";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { FetchError } from "../../bot/fetch/errors.ts";
+import { failureOf } from "./failure-of.ts";
 import { localFetcher } from "../../bot/fetch/local.ts";
 import { createLogger } from "../../bot/log.ts";
 
@@ -33,26 +33,22 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 /** A fake getFile answering the given paths in turn (the last one repeats). */
 function apiAnswering(...paths: string[]): Api & { calls: number } {
+  return apiSized(undefined, ...paths);
+}
+
+/** {@link apiAnswering} whose answers carry `file_size` (a local server always sends it). */
+function apiSized(fileSize: number | undefined, ...paths: string[]): Api & { calls: number } {
   const api = {
     calls: 0,
     async getFile() {
       const p = paths[Math.min(api.calls, paths.length - 1)]!;
       api.calls++;
-      return { file_id: "F", file_unique_id: "U", file_path: p };
+      return { file_id: "F", file_unique_id: "U", file_path: p, ...(fileSize !== undefined ? { file_size: fileSize } : {}) };
     },
   };
   return api as unknown as Api & { calls: number };
 }
 
-async function failureOf(p: Promise<unknown>) {
-  try {
-    await p;
-  } catch (err) {
-    if (err instanceof FetchError) return err.failure;
-    throw err;
-  }
-  throw new Error("expected a FetchError");
-}
 
 describe("BR-03 local server: absolute file_path", () => {
   test("(a) readable: linked or copied from disk with size and SHA-256", async () => {
@@ -122,5 +118,44 @@ describe("BR-03 local server: absolute file_path", () => {
     expect(over.reason).toBe("too_big");
     const lie = await failureOf(localFetcher(apiAnswering(src), root, log)({ jobId: 1, fileId: "F", declaredSize: 9, destPath: join(dir, "downloads", "8-00"), limit: 100 }));
     expect(lie.reason).toBe("size_mismatch");
+  });
+
+  test("a message without file_size: the real size is still checked against getFile's file_size (M2)", async () => {
+    const src = join(docs, "file_3.pdf");
+    writeFileSync(src, "0123456789");
+    const f = await failureOf(localFetcher(apiSized(9, src), root, log)({ jobId: 1, fileId: "F", declaredSize: null, destPath: join(dir, "downloads", "9-00"), limit: 100 }));
+    expect(f).toMatchObject({ reason: "size_mismatch", params: { size_bytes: 10, declared_bytes: 9 } });
+    expect(readdirSync(join(dir, "downloads"))).toEqual([]);
+  });
+
+  test("the source is linked as <dest>.part, hashed, and only then renamed to its final name (M2)", async () => {
+    const src = join(docs, "file_4.pdf");
+    writeFileSync(src, "%PDF-1.4 linked");
+    const seen: string[] = [];
+    const w = watch(join(dir, "downloads"), (_e, name) => void (name && seen.push(String(name))));
+    try {
+      const f = await localFetcher(apiSized(15, src), root, log)({ jobId: 1, fileId: "F", declaredSize: 15, destPath: join(dir, "downloads", "10-00"), limit: 100 });
+      expect(f).toEqual({ path: join(dir, "downloads", "10-00"), size: 15, sha256: new Bun.CryptoHasher("sha256").update("%PDF-1.4 linked").digest("hex") });
+      // fs.watch events arrive asynchronously (later on a loaded machine): wait for the rename's event.
+      await expect.poll(() => seen).toContain("10-00");
+    } finally {
+      w.close();
+    }
+    expect(seen[0]).toBe("10-00.part");
+    expect(seen).toContain("10-00");
+    expect(readdirSync(join(dir, "downloads"))).toEqual(["10-00"]);
+  });
+
+  test("across filesystems (no hard link): copied to .part with the same checks", async () => {
+    const shm = mkdtempSync(join("/dev/shm", "docket-local-copy-"));
+    try {
+      const src = join(docs, "file_5.pdf");
+      writeFileSync(src, "%PDF-1.4 copied!");
+      const f = await localFetcher(apiSized(16, src), root, log)({ jobId: 1, fileId: "F", declaredSize: 16, destPath: join(shm, "11-00"), limit: 100 });
+      expect([f.size, readFileSync(f.path, "utf8")]).toEqual([16, "%PDF-1.4 copied!"]);
+      expect(readdirSync(shm)).toEqual(["11-00"]);
+    } finally {
+      rmSync(shm, { recursive: true, force: true });
+    }
   });
 });

@@ -11,6 +11,7 @@ test("mb rounds to one decimal under 10 MB, whole MB above, never 0 for a non-em
 });
 
 test("sizeParts: KB (rounded up, at least 1) under 1 MB, MB from 1 MB", () => {
+  expect(sizeParts(0)).toEqual({ key: "size-kb", n: 0 }); // a declared size of 0 is not "1 KB"
   expect(sizeParts(1)).toEqual({ key: "size-kb", n: 1 });
   expect(sizeParts(59 * 1024 + 1)).toEqual({ key: "size-kb", n: 60 });
   expect(sizeParts(MiB)).toEqual({ key: "size-mb", n: 1 });
