@@ -2,15 +2,21 @@
  * An API transformer that keeps long polling alive through 409 conflicts
  * (field case BR-04; botapi-facts.md §2):
  * - "terminated by other getUpdates request" right after a restart (the old poll
- *   is still open): back off 1–2 s with jitter, warn, retry; if it lasts longer
- *   than `alertAfterMs`, log an error naming the cause once;
+ *   is still open): back off `backoffMs` plus up to as much again of jitter (1–2 s by
+ *   default, never a tight loop), warn, retry; once the conflict has lasted longer than
+ *   `alertAfterMs`, log one error naming the cause ({@link ANOTHER_POLLER});
  * - "can't use getUpdates method while webhook is active": call deleteWebhook
- *   once, keeping pending updates, then poll — or, when configured not to,
- *   throw so the process exits non-zero with that sentence.
+ *   once, keeping pending updates, then poll — or, when configured not to (or when a
+ *   webhook is back after that one deletion), throw a `GrammyError` with error_code 409
+ *   whose message carries {@link ANOTHER_POLLER}; @grammyjs/runner rethrows 401/409,
+ *   so `bot/main.ts` logs it as fatal and exits with status 1.
  * grammY's runner treats any 409 as fatal; this transformer sits below it.
  */
 import { GrammyError, type Transformer } from "grammy";
 import type { Logger } from "../log.ts";
+
+/** The abort signal grammY hands a transformer. */
+type Signal = Parameters<Transformer>[3];
 
 /** Options of {@link pollConflicts}. */
 export interface PollConflictOptions {
@@ -21,15 +27,40 @@ export interface PollConflictOptions {
   readonly alertAfterMs?: number;
   /** Base backoff, ms (default 1000; jitter adds up to 100 %). */
   readonly backoffMs?: number;
+  /** Clock, epoch ms (default `Date.now`; tests inject a fake). */
+  readonly now?: () => number;
+  /** Wait `ms`, rejecting when `signal` aborts (default: a timer; tests inject a fake). */
+  readonly sleep?: (ms: number, signal?: Signal) => Promise<void>;
+  /** Uniform number in [0, 1) for the jitter (default `Math.random`). */
+  readonly random?: () => number;
 }
 
-/** The sentence operators see when another process polls with the same token. */
+/** The sentence operators see when another process polls with the same token (BR-04). */
 export const ANOTHER_POLLER = "another process is polling with this token";
+
+/** Default {@link PollConflictOptions.sleep}: a timer that an abort cancels (and rejects). */
+function sleep(ms: number, signal?: Signal): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(new Error("aborted"));
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(new Error("aborted"));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
 
 /** Build the transformer (install with `bot.api.config.use(...)`). */
 export function pollConflicts(options: PollConflictOptions): Transformer {
   const alertAfter = options.alertAfterMs ?? 60_000;
   const base = options.backoffMs ?? 1000;
+  const now = options.now ?? Date.now;
+  const wait = options.sleep ?? sleep;
+  const random = options.random ?? Math.random;
   let since: number | null = null;
   let alerted = false;
   let webhookDeleted = false;
@@ -40,7 +71,7 @@ export function pollConflicts(options: PollConflictOptions): Transformer {
       const res = await prev(method, payload, signal);
       if (res.ok || res.error_code !== 409) {
         if (res.ok && since !== null) {
-          options.log.info({ ms: Date.now() - since }, "getUpdates conflict resolved");
+          options.log.info({ ms: now() - since }, "getUpdates conflict resolved");
           since = null;
           alerted = false;
         }
@@ -57,19 +88,15 @@ export function pollConflicts(options: PollConflictOptions): Transformer {
         if (!del.ok) options.log.error({ description: del.description }, "deleteWebhook failed");
         continue;
       }
-      since ??= Date.now();
-      const lasted = Date.now() - since;
+      since ??= now();
+      const lasted = now() - since;
       if (lasted > alertAfter && !alerted) {
         alerted = true;
         options.log.error({ ms: lasted, description: desc }, `getUpdates keeps answering 409: ${ANOTHER_POLLER}`);
       } else {
         options.log.warn({ description: desc }, "getUpdates conflict (409); backing off");
       }
-      const wait = base + Math.floor(Math.random() * base);
-      await new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(resolve, wait);
-        signal?.addEventListener("abort", () => (clearTimeout(timer), reject(new Error("aborted"))), { once: true });
-      });
+      await wait(base + Math.floor(random() * base), signal);
     }
   };
 }

@@ -2,17 +2,28 @@
  * The janitor (seed 000: "Периодическая уборка ищет сирот"): moves expired
  * results to `expired` and deletes their files; sweeps files with no live job,
  * `.part` files older than a threshold, and budget held by finished jobs; reports
- * jobs whose leases died long ago. Database first, then files. Runs on a schedule
- * inside the bot and once from `bun run janitor` (systemd timer).
+ * jobs whose leases died long ago. Runs on a schedule inside the bot and once
+ * from `bun run janitor` (systemd timer), concurrently with the pools.
+ *
+ * Two rules keep it from deleting what a worker still needs:
+ * - database first, files second (seed 000: "Сначала в базе фиксируется новое
+ *   состояние, потом удаляется файл"): files go only after the state that makes
+ *   them dead is committed;
+ * - the database is the truth at the moment of deletion: the row is re-read right
+ *   before a job's files are removed, never taken from the listing made at the
+ *   start of the pass (a job listed `failed` may be re-armed and downloading again,
+ *   one listed `fetched` may be writing results by now). Entries are listed before
+ *   that re-read, so a file of a new life of the job (created after the re-read,
+ *   under a new generated name) is never among them.
  */
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
 import type { FileJob } from "../db/schema.ts";
-import { isLongDead } from "../jobs/lease.ts";
+import { isLeased, isLongDead } from "../jobs/lease.ts";
 import { JOB_STATES, isActive } from "../jobs/states.ts";
 import type { JobStore } from "../jobs/store.ts";
 import type { Logger } from "../log.ts";
-import { jobIdOf, removeJobFiles, type DataPaths } from "../worker/paths.ts";
+import { jobIdOf, type DataPaths } from "../worker/paths.ts";
 
 /** What one janitor pass did. */
 export interface JanitorReport {
@@ -30,13 +41,27 @@ export interface JanitorReport {
 
 /** Janitor settings (ms). */
 export interface JanitorOptions {
-  /** A `.part` older than this is abandoned (PART_MAX_AGE). */
+  /** A `.part` older than this (by mtime) is abandoned (PART_MAX_AGE). */
   readonly partMaxAgeMs: number;
   /** A lease expired longer than this is reported as dead. */
   readonly deadLeaseGraceMs: number;
 }
 
-/** One janitor; `runOnce()` is safe to call concurrently with the pools. */
+/** Which folder an entry lives in: sources and intermediates, or results. */
+type Area = "temp" | "results";
+
+/**
+ * Whether a job in this state still owns its files in `area` (seed 000: downloads/ and
+ * work/ hold only unfinished jobs' files; results/ holds what has a lifetime):
+ * every active state keeps everything; `ready` keeps its results until it is expired.
+ * `undefined` (no row) owns nothing.
+ */
+export function ownsFiles(job: Pick<FileJob, "status"> | undefined, area: Area): boolean {
+  if (!job) return false;
+  return isActive(job.status) || (area === "results" && job.status === "ready");
+}
+
+/** One janitor; `runOnce()` and `erase()` are safe to call concurrently with the pools. */
 export class Janitor {
   constructor(
     private readonly store: JobStore,
@@ -46,86 +71,120 @@ export class Janitor {
     private readonly now: () => number = Date.now,
   ) {}
 
-  /** Erase a job's files now and keep the row as `expired` (/delete N, expiry). */
+  /**
+   * Erase a job's files now and keep the row as `expired` (/delete N, expiry): commit
+   * `ready|failed → expired` first, then delete the files, unless the re-read row shows
+   * the job live again (re-armed by a re-sent file). Returns whether the job is expired.
+   * @throws what the store throws; files are then untouched
+   */
   async erase(job: FileJob): Promise<boolean> {
     const from = job.status === "ready" || job.status === "failed" ? job.status : null;
     const moved = from ? await this.store.expire(job.id, from, this.now()) : job.status === "expired";
     if (!moved) return false;
-    for (const dir of [this.paths.results, this.paths.downloads, this.paths.work]) await removeJobFiles(dir, job.id);
-    await this.store.setReservation(job.id, 0);
+    const entries = [...(await this.entriesOf(this.paths.results, job.id)), ...(await this.entriesOf(this.paths.downloads, job.id)), ...(await this.entriesOf(this.paths.work, job.id))];
+    const row = await this.store.get(job.id);
+    if (row && row.status !== "expired") {
+      this.log.info({ job: job.id, status: row?.status }, "job is live again; its files are kept");
+      return false;
+    }
+    await this.remove(entries);
+    await this.store.releaseReservation(job.id);
     return true;
   }
 
-  /** One pass; see the module doc. Never throws for a single bad entry. */
+  /** One pass; see the module doc. Never throws for a single bad job or entry. */
   async runOnce(): Promise<JanitorReport> {
     const now = this.now();
     let expired = 0;
     for (const job of await this.store.dueForExpiry(now)) {
-      if (await this.erase(job)) {
-        expired++;
-        this.log.info({ job: job.id, file_unique_id: job.fileUniqueId }, "result expired; files deleted");
+      try {
+        if (await this.erase(job)) {
+          expired++;
+          this.log.info({ job: job.id, file_unique_id: job.fileUniqueId }, "result expired; files deleted");
+        }
+      } catch (err) {
+        this.log.warn({ job: job.id, err }, "janitor could not expire a job; its files are kept");
       }
     }
 
-    const all = await this.store.listByState(JOB_STATES);
-    const byId = new Map(all.map((j) => [j.id, j]));
     let reservationsReleased = 0;
     let deadLeases = 0;
-    for (const job of all) {
-      const final = !isActive(job.status);
-      if (final && job.reservedBytes > 0) {
-        await removeJobFiles(this.paths.downloads, job.id);
-        await removeJobFiles(this.paths.work, job.id);
-        await this.store.setReservation(job.id, 0);
-        reservationsReleased++;
-      }
-      if (!final && isLongDead(job, now, this.options.deadLeaseGraceMs)) {
-        deadLeases++;
-        this.log.warn({ job: job.id, status: job.status, lease_until: job.leaseUntil, attempts: job.attempts }, "lease expired long ago; the job is claimable again");
+    for (const listed of await this.store.listByState(JOB_STATES)) {
+      try {
+        if (!isActive(listed.status) && listed.reservedBytes > 0) {
+          // Files first, then the reservation (seed 000: the budget is freed once the temporary file is gone).
+          const entries = [...(await this.entriesOf(this.paths.downloads, listed.id)), ...(await this.entriesOf(this.paths.work, listed.id))];
+          if (ownsFiles(await this.store.get(listed.id), "temp")) continue;
+          await this.remove(entries);
+          if (await this.store.releaseReservation(listed.id)) reservationsReleased++;
+        } else if (isActive(listed.status) && isLongDead(listed, now, this.options.deadLeaseGraceMs)) {
+          deadLeases++;
+          this.log.warn({ job: listed.id, status: listed.status, lease_until: listed.leaseUntil, attempts: listed.attempts }, "lease expired long ago; the job is claimable again");
+        }
+      } catch (err) {
+        this.log.warn({ job: listed.id, err }, "janitor could not release a job's budget");
       }
     }
 
-    let orphansRemoved = 0;
-    let stalePartsRemoved = 0;
-    const sweep = async (dir: string, keepFor: (job: FileJob) => boolean) => {
-      let names: string[] = [];
-      try {
-        names = await readdir(dir);
-      } catch {
-        return;
-      }
-      for (const name of names) {
-        const full = join(dir, name);
-        const id = jobIdOf(name);
-        const job = id === null ? undefined : byId.get(id);
-        try {
-          if (name.endsWith(".part")) {
-            const s = await stat(full);
-            if (!job || !keepFor(job) || now - s.mtimeMs > this.options.partMaxAgeMs) {
-              await rm(full, { recursive: true, force: true });
-              stalePartsRemoved++;
-            }
-            continue;
-          }
-          if (!job || !keepFor(job)) {
-            // Brand-new files of a job created after our listing are kept (no row yet is not "no job").
-            if (id !== null && !job && now - (await stat(full)).mtimeMs < 60_000) continue;
-            await rm(full, { recursive: true, force: true });
-            orphansRemoved++;
-            this.log.info({ path: full, job: id }, "orphan removed");
-          }
-        } catch (err) {
-          this.log.warn({ path: full, err }, "janitor could not inspect an entry");
-        }
-      }
-    };
-    const active = (j: FileJob) => isActive(j.status);
-    await sweep(this.paths.downloads, active);
-    await sweep(this.paths.work, active);
-    await sweep(this.paths.results, (j) => j.status === "ready" || j.status === "processing");
+    const counts = { orphansRemoved: 0, stalePartsRemoved: 0 };
+    await this.sweep(this.paths.downloads, "temp", now, counts);
+    await this.sweep(this.paths.work, "temp", now, counts);
+    await this.sweep(this.paths.results, "results", now, counts);
 
-    const report = { expired, orphansRemoved, stalePartsRemoved, reservationsReleased, deadLeases };
+    const report = { expired, ...counts, reservationsReleased, deadLeases };
     this.log.info(report, "janitor pass");
     return report;
+  }
+
+  /**
+   * Remove the entries of `dir` no live job owns: foreign names, names of jobs with no
+   * row, of jobs that no longer own files in `area`, and `.part` files not written for
+   * `partMaxAgeMs` by a job without a live lease (an abandoned download even of a live job: its
+   * mtime moves with every write).
+   */
+  private async sweep(dir: string, area: Area, now: number, counts: { orphansRemoved: number; stalePartsRemoved: number }): Promise<void> {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch {
+      return;
+    }
+    for (const name of names) {
+      const full = join(dir, name);
+      const id = jobIdOf(name);
+      try {
+        // The row as it is now (listed entry → re-read → delete), never the pass's snapshot.
+        const job = id === null ? undefined : await this.store.get(id);
+        if (name.endsWith(".part")) {
+          // A leased job's worker is alive: keep its .part whatever its mtime (a local-mode hard link
+          // keeps the Bot API server's older mtime while it is hashed).
+          const stale = !(job && isLeased(job, now)) && now - (await stat(full)).mtimeMs > this.options.partMaxAgeMs;
+          if (!ownsFiles(job, area) || stale) {
+            await rm(full, { recursive: true, force: true });
+            counts.stalePartsRemoved++;
+          }
+          continue;
+        }
+        if (ownsFiles(job, area)) continue;
+        await rm(full, { recursive: true, force: true });
+        counts.orphansRemoved++;
+        this.log.info({ path: full, job: id, status: job?.status ?? null }, "orphan removed");
+      } catch (err) {
+        this.log.warn({ path: full, err }, "janitor could not inspect an entry");
+      }
+    }
+  }
+
+  /** Full paths of the entries of `dir` that belong to job `jobId` (listed before the row is re-read). */
+  private async entriesOf(dir: string, jobId: number): Promise<string[]> {
+    try {
+      return (await readdir(dir)).filter((n) => jobIdOf(n) === jobId).map((n) => join(dir, n));
+    } catch {
+      return [];
+    }
+  }
+
+  private async remove(paths: readonly string[]): Promise<void> {
+    for (const p of paths) await rm(p, { recursive: true, force: true });
   }
 }

@@ -87,6 +87,17 @@ describe("janitor", () => {
     expect(existsSync(join(paths.downloads, `${live}-bbbbbbbbbbbbbbbb.part`))).toBe(true);
   });
 
+  test("an old-mtime .part of a job whose lease is live is kept (local mode hard-links the server's older file)", async () => {
+    const { job } = await store.accept(newJob(1), now);
+    await store.claimDownload("w", now, 60_000, { total: 1000, multiplier: 1, modeLimit: 100 });
+    touch(join(paths.downloads, `${job.id}-aaaaaaaaaaaaaaaa.part`), 3_600_001);
+    now = T0 + 30_000; // lease still live
+    expect((await janitor.runOnce()).stalePartsRemoved).toBe(0);
+    expect(existsSync(join(paths.downloads, `${job.id}-aaaaaaaaaaaaaaaa.part`))).toBe(true);
+    now = T0 + 60_001; // the lease ended: the old .part is abandoned
+    expect((await janitor.runOnce()).stalePartsRemoved).toBe(1);
+  });
+
   test("a failed job still holding budget (crash between commit and cleanup) is released", async () => {
     const { job } = await store.accept(newJob(1), now);
     await store.claimDownload("w", now, 60_000, { total: 1000, multiplier: 1, modeLimit: 100 });
