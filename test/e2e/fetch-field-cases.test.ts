@@ -142,6 +142,8 @@ describe("BR-03 local server: absolute file_path, permissions", () => {
     const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     expect(job.realSize).toBe(4096);
+    // Never glued onto /file/bot<token>/ (tdlib/telegram-bot-api#26): no HTTP download at all.
+    expect(stack.em.count(FILE_DOWNLOAD)).toBe(0);
   });
   test("(c) a file_path outside LOCAL_BOT_API_DIR is never read: failed file_not_readable", async () => {
     // The bot is configured with another dir than the server's: every file_path is outside it.
@@ -152,6 +154,12 @@ describe("BR-03 local server: absolute file_path, permissions", () => {
     const job = await narrow.waitJob((await narrow.jobFor(u.chatId, sent.message_id)).id);
     expect([job.status, job.reason]).toEqual(["failed", "file_not_readable"]);
     expect(narrow.logs.join("")).toContain("outside LOCAL_BOT_API_DIR");
+    expect(narrow.em.count(FILE_DOWNLOAD)).toBe(0);
+    // The chat gets a short message; the path stays in the operator's log.
+    const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Job #${job.id} failed`)));
+    const text = msgs.find((x) => x.text?.startsWith(`Job #${job.id} failed`))!.text!;
+    expect(text).toBe(`Job #${job.id} failed: The bot can’t read this file from its Bot API server. The operator can see why in the log; please try again later.`);
+    expect(text).not.toContain("/");
   });
 });
 
