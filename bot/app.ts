@@ -69,7 +69,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const bot = new Bot<DocketContext>(config.token, { client: { apiRoot: config.apiRoot, timeoutSeconds: 600 } });
   // Plain API calls are retried on 429 / 5xx / network errors by a well-kept plugin;
   // chat holds are the outbox's job (it knows the chat, auto-retry does not).
-  const holds = new ChatHolds();
+  const metrics = createMetrics(store, config.downloadBudget);
+  // Every 429 answer, whoever made the call, starts or extends a chat hold; a new hold is counted once.
+  const holds = new ChatHolds(Date.now, () => metrics.chatHolds.inc());
   bot.api.config.use(holds.transformer()); // inner: sees every raw 429, also those auto-retry retries
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
   const api = bot.api;
@@ -78,14 +80,12 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const outboxApi = new Api(config.token, { apiRoot: config.apiRoot });
   outboxApi.config.use(holds.transformer());
 
-  const metrics = createMetrics(store, config.downloadBudget);
   // Every chat message of a job goes through the outbox: per-chat and bot-wide pacing, 429 holds.
   const outbox = new Outbox({
     logger: log,
     options: { shutdownTimeoutMs: 10_000 },
     events: (e) => {
       if (e.type === "ChatHold") {
-        metrics.chatHolds.inc();
         holds.note(e.chatId, Date.now() + e.retryAfterMs);
         log.warn({ chat_id: e.chatId, retry_after_ms: e.retryAfterMs }, "chat hold after 429");
       } else log.warn({ chat_id: e.chatId, event: e.type, reason: e.reason }, "outbox delivery problem");

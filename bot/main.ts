@@ -8,7 +8,7 @@ import { loadConfigForCli } from "./config.ts";
 import { createApp } from "./app.ts";
 import { createLogger } from "./log.ts";
 import { pollConflicts } from "./intake/poll-conflicts.ts";
-import { startOpsServer } from "./ops/http.ts";
+import { healthApi, startOpsServer } from "./ops/http.ts";
 import { startWebhook } from "./intake/webhook.ts";
 import { startPolling } from "./intake/polling.ts";
 import { Api, GrammyError } from "grammy";
@@ -55,7 +55,7 @@ async function main(): Promise<number> {
     ? null
     : startPolling(bot, log, { runner: { fetch: { timeout: 30, allowed_updates: ["message", "callback_query"] }, silent: true, retryInterval: "exponential" } });
   engine.start();
-  const ops = config.httpPort > 0 ? startOpsServer(config.httpPort, { sqlite: app.db.sqlite, api: bot.api, dataDir: config.dataDir, budget: config.downloadBudget }, app.services.metrics, log) : null;
+  const ops = config.httpPort > 0 ? startOpsServer(config.httpPort, { sqlite: app.db.sqlite, api: healthApi(config.token, config.apiRoot), dataDir: config.dataDir, budget: config.downloadBudget }, app.services.metrics, log) : null;
   const janitorTimer = setInterval(() => void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed")), config.janitorIntervalMs);
   void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed"));
 

@@ -11,12 +11,22 @@ import type { Transformer } from "grammy";
 export class ChatHolds {
   private readonly until = new Map<string, number>();
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * @param now clock, epoch ms
+   * @param onHold called once per hold period: when a 429 puts a chat on hold that was not held
+   *   (the same hold reported again by auto-retry, the outbox and the upload path counts once)
+   */
+  constructor(
+    private readonly now: () => number = Date.now,
+    private readonly onHold?: (chatId: string, untilMs: number) => void,
+  ) {}
 
   /** Record that `chatId` is on hold until `untilMs` (epoch ms); keeps the later deadline. */
   note(chatId: number | string, untilMs: number): void {
     const key = String(chatId);
+    const wasHeld = this.heldUntil(key) > 0;
     if ((this.until.get(key) ?? 0) < untilMs) this.until.set(key, untilMs);
+    if (!wasHeld && untilMs > this.now()) this.onHold?.(key, untilMs);
   }
 
   /** Epoch ms until which `chatId` is held, or 0. */

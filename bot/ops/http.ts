@@ -4,7 +4,7 @@
  * budget. 200 when all pass, 503 otherwise, JSON body with each check.
  */
 import type { Database } from "bun:sqlite";
-import type { Api } from "grammy";
+import { Api } from "grammy";
 import { statfs } from "node:fs/promises";
 import type { Logger } from "../log.ts";
 import type { Metrics } from "./metrics.ts";
@@ -15,13 +15,25 @@ export interface Check {
   readonly detail: string;
 }
 
+/** How long the Bot API check may take before it counts as down, ms. */
+export const HEALTH_API_TIMEOUT_MS = 3000;
+
 /** Inputs of the health checks. */
 export interface HealthDeps {
   readonly sqlite: Database;
+  /**
+   * A plain Api (no auto-retry: a down Bot API must answer 503 within
+   * {@link HEALTH_API_TIMEOUT_MS}, not hang in retries), see {@link healthApi}.
+   */
   readonly api: Api;
   readonly dataDir: string;
   /** Bytes that must be free on the data filesystem (DOWNLOAD_BUDGET). */
   readonly budget: number;
+}
+
+/** A plain grammY Api for the health check: same token and `apiRoot`, no transformers. */
+export function healthApi(token: string, apiRoot: string): Api {
+  return new Api(token, { apiRoot });
 }
 
 /** Run the three checks. */
@@ -35,7 +47,8 @@ export async function health(deps: HealthDeps, cache: { at: number; check: Check
   }
   if (!cache.check || Date.now() - cache.at > 30_000) {
     try {
-      const me = await deps.api.getMe();
+      // grammY types its signal with the abort-controller polyfill; the runtime one is what it uses.
+      const me = await deps.api.getMe(AbortSignal.timeout(HEALTH_API_TIMEOUT_MS) as never);
       cache.check = { ok: true, detail: `getMe ok (@${me.username})` };
     } catch (err) {
       cache.check = { ok: false, detail: `getMe failed: ${(err as Error).message}` };

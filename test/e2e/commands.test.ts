@@ -205,6 +205,9 @@ describe("same-SHA-256 reuse when the re-send fails (never 'Done' without the do
     const msgs = await t.u.waitFor((m) => m.filter((x) => x.document).length > t.docsBefore);
     expect(msgs.filter((x) => x.document).length).toBe(t.docsBefore + 1);
     expect(stack.logs.some((l) => l.includes("429 on a result upload; holding the chat"))).toBe(true);
+    // Uploads' 429s count as chat holds too (one per hold period; auto-retry waits out each one).
+    const holds = Number(/docket_chat_holds_total (\d+)/.exec(await stack.app.services.metrics.registry.metrics())?.[1]);
+    expect(holds).toBeGreaterThanOrEqual(1);
   }, 30_000);
 });
 

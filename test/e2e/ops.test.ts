@@ -1,6 +1,6 @@
 /** /healthz and /metrics on 127.0.0.1 (issue 6 §4): real checks, real counts. */
 import { afterEach, expect, test } from "vitest";
-import { startOpsServer } from "../../bot/ops/http.ts";
+import { HEALTH_API_TIMEOUT_MS, healthApi, startOpsServer } from "../../bot/ops/http.ts";
 import { copyRunner } from "../support/copy-runner.ts";
 import { startStack, type Stack } from "../support/stack.ts";
 
@@ -16,7 +16,8 @@ afterEach(async () => {
 test("healthz reports database, Bot API and disk; metrics count jobs by state and budget", async () => {
   stack = await startStack({ runner: copyRunner() });
   const { app } = stack;
-  server = startOpsServer(0, { sqlite: app.db.sqlite, api: app.bot.api, dataDir: stack.config.dataDir, budget: 1024 }, app.services.metrics, app.services.log);
+  server = startOpsServer(0, { sqlite: app.db.sqlite, api: healthApi(stack.config.token, stack.config.apiRoot), dataDir: stack.config.dataDir, budget: 1024 }, app.services.metrics, app.services.log);
+  expect(server.hostname).toBe("127.0.0.1");
   const base = `http://127.0.0.1:${server.port}`;
   const h = await fetch(`${base}/healthz`);
   expect(h.status).toBe(200);
@@ -48,9 +49,33 @@ test("healthz reports database, Bot API and disk; metrics count jobs by state an
 
   // A budget larger than the free disk makes the disk check fail: 503 naming it.
   await server.stop(true);
-  server = startOpsServer(0, { sqlite: app.db.sqlite, api: app.bot.api, dataDir: stack.config.dataDir, budget: Number.MAX_SAFE_INTEGER }, app.services.metrics, app.services.log);
+  server = startOpsServer(0, { sqlite: app.db.sqlite, api: healthApi(stack.config.token, stack.config.apiRoot), dataDir: stack.config.dataDir, budget: Number.MAX_SAFE_INTEGER }, app.services.metrics, app.services.log);
   const bad = await fetch(`http://127.0.0.1:${server.port}/healthz`);
   expect(bad.status).toBe(503);
   expect((await bad.json()).checks.disk.ok).toBe(false);
   expect((await fetch(`http://127.0.0.1:${server.port}/nope`)).status).toBe(404);
 });
+
+test("a Bot API that refuses or never answers: /healthz answers 503 naming botApi within the check's timeout", async () => {
+  stack = await startStack({ runner: copyRunner() });
+  const { app } = stack;
+  // One root that refuses connections, one that accepts and never answers.
+  const silent = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
+  const refusing = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const refusingRoot = `http://127.0.0.1:${refusing.port}`;
+  await refusing.stop(true);
+  try {
+    for (const root of [refusingRoot, `http://127.0.0.1:${silent.port}`]) {
+      await server?.stop(true);
+      server = startOpsServer(0, { sqlite: app.db.sqlite, api: healthApi(stack.config.token, root), dataDir: stack.config.dataDir, budget: 1024 }, app.services.metrics, app.services.log);
+      const res = await fetch(`http://127.0.0.1:${server.port}/healthz`, { signal: AbortSignal.timeout(HEALTH_API_TIMEOUT_MS + 5000) });
+      expect(res.status).toBe(503);
+      const body = await res.json();
+      expect([body.ok, body.checks.botApi.ok, body.checks.database.ok]).toEqual([false, false, true]);
+      expect(body.checks.botApi.detail).toMatch(/^getMe failed: /);
+      expect(body.checks.botApi.detail).not.toContain(stack.config.token);
+    }
+  } finally {
+    await silent.stop(true);
+  }
+}, 30_000);
