@@ -84,7 +84,14 @@ export class OutboxStatusReporter implements StatusReporter {
   private entry(job: FileJob, messageId: Promise<number | null>): Entry {
     const e: Entry = { stream: null, latest: null, ready: Promise.resolve() };
     e.ready = messageId.then((id) => {
-      e.stream = this.outbox.stream(this.api, job.chatId, id !== null ? { typing: false, adopt: [id] } : { typing: false, replyTo: job.messageId });
+      try {
+        e.stream = this.outbox.stream(this.api, job.chatId, id !== null ? { typing: false, adopt: [id] } : { typing: false, replyTo: job.messageId });
+      } catch (err) {
+        // Only a closed outbox refuses a stream (shutdown): the job's state is in the database and
+        // the next start adopts the stored message; nothing to show now.
+        this.log.debug({ job: job.id, err }, "status not shown: the outbox is closed");
+        return;
+      }
       if (e.latest !== null) e.stream.update([{ text: e.latest }]);
     });
     return e;
