@@ -7,13 +7,13 @@
 # by itself, but a package still missing at the end does (exit 1), so CI never runs the
 # bundle tests against a half-installed machine.
 #
-#   - shellcheck:     lint of scripts/ and compose/ (test/bundle)
+#   - shellcheck:     lint of scripts/, compose/ and .ci/run (test/bundle)
 #   - nginx:          `nginx -t` on compose/nginx/docket.conf (test/bundle)
 #   - systemd:        `systemd-analyze verify` on systemd/ units (test/bundle)
 #   - sqlite3:        backup.sh / restore.sh (.backup, PRAGMA integrity_check)
 #   - openssl:        dummy TLS certificates for `nginx -t`
 #   - curl:           requests to the live nginx and the install health check
-#   - docker-compose: `docker-compose config` on compose/docker-compose.yml (no engine needed)
+#   - docker-compose: `docker-compose config` on compose/docker-compose.yml and compose/webhook.yml (no engine needed)
 #   - poppler-utils:  pdftoppm / pdfinfo (processor tests, bench)
 #   - imagemagick:    convert (bench fixtures)
 set -euo pipefail

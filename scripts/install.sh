@@ -13,11 +13,20 @@
 #   --data-dir DIR           data root (default /var/lib/docket)
 #   --http-port PORT         127.0.0.1 port of /healthz and /metrics (default 8090)
 #   --download-budget SIZE   DOWNLOAD_BUDGET, e.g. 4GB (default 4GB)
-#   --webhook                webhook mode: nginx (compose profile "webhook") in front of the bot
-#   --webhook-url URL        public https URL of the webhook (WEBHOOK_URL), path /telegram/webhook
+#   --webhook-url URL        webhook mode: public URL Telegram posts updates to (WEBHOOK_URL),
+#                            https://HOST[:443]/PATH; nginx (compose/webhook.yml) serves exactly
+#                            PATH on :443 and the bot listens on it (WEBHOOK_PATH = PATH)
+#   --webhook                webhook mode with the WEBHOOK_URL already in docket.env (a first
+#                            webhook install needs --webhook-url)
+#   --no-webhook             back to long polling: removes the WEBHOOK_* keys and the nginx
+#                            include, stops nginx (the bot deletes the webhook when it starts)
 #   --webhook-port PORT      the bot's webhook listener on 127.0.0.1 (default 8091)
-#   --tls-cert FILE --tls-key FILE   certificate chain and key for nginx (PEM, on this host)
-#   --logout-cloud           local mode: call logOut on api.telegram.org first (once per move)
+#   --tls-cert FILE --tls-key FILE   certificate chain and key for nginx (PEM, on this host;
+#                            default /etc/docket/tls/{fullchain,privkey}.pem); must exist
+#   --logout-cloud           first install in local mode: call logOut on api.telegram.org before
+#                            the bot starts. A move between modes of an installed bot (--mode
+#                            other than the current one) is done by `docket mode`, which logs out
+#                            only after it stopped the service
 #   --skip-packages          do not run apt-get/npm (Bun, Docker and sqlite3 must exist)
 #   --no-start               install everything but do not start units (no health check)
 #   --non-interactive        never prompt; fail if a required value is missing
@@ -27,7 +36,13 @@
 #   -h, --help
 #
 # Replaceable commands (tests, unusual hosts): SYSTEMCTL, DOCKER_COMPOSE, APT_GET, NPM, CURL,
-# e.g. SYSTEMCTL=/bin/true. HEALTH_TIMEOUT (seconds, default 60) bounds the final health check.
+# DOCKET_CLI (the `docket` operator command), e.g. SYSTEMCTL=/bin/true. HEALTH_TIMEOUT (seconds,
+# default 60) bounds the wait for the local Bot API server and the final health check.
+#
+# Changing the mode of an installed bot (docket.env says cloud, --mode local, or the reverse):
+# docket.env keeps the old BOT_API_MODE/BOT_API_ROOT, the new server is started, and then
+# `docket mode NEW` stops the service, deletes the webhook, logs out of the cloud (or closes on
+# the local server), checks the new server and rewrites the two keys (docs/local-mode.md).
 #
 # Idempotent: a second run keeps docket.env (only changed flags are applied), reuses the
 # release directory when the source is unchanged, and restarts the service.
@@ -47,11 +62,11 @@ DEFAULT_DATA_DIR=/var/lib/docket
 BOT_API_GROUP=docket-botapi
 BOT_API_GID="${BOT_API_GID:-101}"
 BOT_API_PORT=8081
-WEBHOOK_PATH=/telegram/webhook
+WEBHOOK_PATH=""
 HEALTH_TIMEOUT="${HEALTH_TIMEOUT:-60}"
 
 MODE="" TOKEN_FILE="" API_ID="" API_HASH_FILE="" DATA_DIR="" HTTP_PORT="" BUDGET=""
-WEBHOOK=0 WEBHOOK_URL="" WEBHOOK_PORT="" TLS_CERT="" TLS_KEY="" LOGOUT_CLOUD=0
+WEBHOOK=0 NO_WEBHOOK=0 WEBHOOK_URL="" WEBHOOK_PORT="" TLS_CERT="" TLS_KEY="" LOGOUT_CLOUD=0
 SKIP_PACKAGES=0 NO_START=0 INTERACTIVE=1
 
 while [ $# -gt 0 ]; do
@@ -64,6 +79,7 @@ while [ $# -gt 0 ]; do
     --http-port) HTTP_PORT="${2:?}"; shift ;;
     --download-budget) BUDGET="${2:?}"; shift ;;
     --webhook) WEBHOOK=1 ;;
+    --no-webhook) NO_WEBHOOK=1 ;;
     --webhook-url) WEBHOOK_URL="${2:?}"; WEBHOOK=1; shift ;;
     --webhook-port) WEBHOOK_PORT="${2:?}"; shift ;;
     --tls-cert) TLS_CERT="${2:?}"; shift ;;
@@ -95,6 +111,7 @@ SYSTEMCTL_CMD="$(host_cmd SYSTEMCTL systemctl)"
 APT_CMD="$(host_cmd APT_GET apt-get)"
 NPM_CMD="$(host_cmd NPM npm)"
 CURL_CMD="${CURL:-curl}"
+DOCKET_CLI_CMD="$(host_cmd DOCKET_CLI /usr/local/bin/docket)"
 # Compose v2 plugin ("docker compose") or v1 ("docker-compose", Debian 12); DOCKER_COMPOSE replaces both.
 if [ -n "${DOCKER_COMPOSE:-}" ]; then
   COMPOSE_CMD=("$DOCKER_COMPOSE")
@@ -121,9 +138,21 @@ if [ -r /etc/os-release ]; then
   case "$os_id" in *debian* | *ubuntu*) log "  os: $os_id" ;; *) warn "not Debian/Ubuntu ($os_id); apt steps may fail" ;; esac
 fi
 
-MODE="${MODE:-$(existing BOT_API_MODE)}"
+# The mode of an installed bot (empty on a first install: nothing to move away from).
+FROM_MODE=""
+if [ -r "$ENV_FILE" ] && [ -n "$(existing BOT_TOKEN)" ]; then
+  FROM_MODE="$(existing BOT_API_MODE)"
+  FROM_MODE="${FROM_MODE:-cloud}"
+fi
+MODE="${MODE:-$FROM_MODE}"
 MODE="${MODE:-cloud}"
 case "$MODE" in cloud | local) ;; *) die "--mode must be cloud or local, not '$MODE'" ;; esac
+SWITCH=0
+if [ -n "$FROM_MODE" ] && [ "$FROM_MODE" != "$MODE" ]; then
+  SWITCH=1
+  log "  mode change $FROM_MODE -> $MODE: handed to \`docket mode $MODE\` after the new server is up"
+  [ "$NO_START" = 0 ] || die "--no-start cannot change the Bot API mode (the service must be stopped and started around it); drop --no-start, or run: docket mode $MODE"
+fi
 DATA_DIR="${DATA_DIR:-$(existing DATA_DIR)}"
 DATA_DIR="${DATA_DIR:-$DEFAULT_DATA_DIR}"
 case "$DATA_DIR" in /*) ;; *) die "--data-dir must be absolute" ;; esac
@@ -137,10 +166,40 @@ BOT_API_DIR="$(existing LOCAL_BOT_API_DIR)"
 BOT_API_DIR="${BOT_API_DIR:-$DEFAULT_DATA_DIR/bot-api}"
 BOT_API_TEMP_DIR="$(existing BOT_API_TEMP_DIR)"
 BOT_API_TEMP_DIR="${BOT_API_TEMP_DIR:-$DEFAULT_DATA_DIR/bot-api-temp}"
-if [ "$(existing WEBHOOK_SECRET)" != "" ] && [ "$WEBHOOK" = 0 ]; then WEBHOOK=1; fi
+HAD_WEBHOOK=0
+if [ "$(existing WEBHOOK_SECRET)" != "" ] || [ "$(existing WEBHOOK_URL)" != "" ]; then HAD_WEBHOOK=1; fi
+if [ "$NO_WEBHOOK" = 1 ]; then
+  [ "$WEBHOOK" = 0 ] || die "--no-webhook contradicts --webhook/--webhook-url"
+elif [ "$HAD_WEBHOOK" = 1 ]; then
+  WEBHOOK=1
+fi
 WEBHOOK_PORT="${WEBHOOK_PORT:-$(existing WEBHOOK_PORT)}"
 WEBHOOK_PORT="${WEBHOOK_PORT:-8091}"
-WEBHOOK_URL="${WEBHOOK_URL:-$(existing WEBHOOK_URL)}"
+[[ "$WEBHOOK_PORT" =~ ^[0-9]+$ ]] || die "--webhook-port must be a number"
+if [ "$WEBHOOK" = 1 ]; then
+  WEBHOOK_URL="${WEBHOOK_URL:-$(existing WEBHOOK_URL)}"
+  # Without a URL the bot would long-poll while nginx waits for a webhook that never comes.
+  [ -n "$WEBHOOK_URL" ] || die "--webhook needs --webhook-url https://HOST/PATH (the public URL Telegram posts updates to); to stay with long polling leave out --webhook, to leave webhook mode use --no-webhook"
+  # Bot API setWebhook: an https URL on port 443, 80, 88 or 8443; nginx listens on 443 only.
+  # The path is what nginx serves and the bot listens on (bot/config.ts WEBHOOK_PATH form).
+  if [[ ! "$WEBHOOK_URL" =~ ^https://[A-Za-z0-9.-]+(:443)?(/[A-Za-z0-9/_-]*)$ ]]; then
+    die "--webhook-url '$WEBHOOK_URL' must look like https://bot.example.org/telegram/webhook: https, port 443 (nginx listens there), a path of A-Z a-z 0-9 / _ - and no query"
+  fi
+  WEBHOOK_PATH="${BASH_REMATCH[2]}"
+  [ "$WEBHOOK_PATH" != / ] || die "--webhook-url needs a path (e.g. /telegram/webhook): nginx serves that path only"
+  # TLS files nginx mounts: a missing bind source would become a directory and nginx would crash-loop.
+  compose_env_file="$(rp "$ETC/compose.env")"
+  TLS_CERT="${TLS_CERT:-$(env_get "$compose_env_file" DOCKET_TLS_CERT)}"
+  TLS_CERT="${TLS_CERT:-$ETC/tls/fullchain.pem}"
+  TLS_KEY="${TLS_KEY:-$(env_get "$compose_env_file" DOCKET_TLS_KEY)}"
+  TLS_KEY="${TLS_KEY:-$ETC/tls/privkey.pem}"
+  for f in "$TLS_CERT" "$TLS_KEY"; do
+    case "$f" in /*) ;; *) die "TLS file '$f' must be an absolute path" ;; esac
+    if [ ! -f "$(rp "$f")" ] || [ ! -s "$(rp "$f")" ]; then
+      die "TLS file $f is missing or empty: nginx cannot start without it. Get a certificate for the webhook host (e.g. certbot certonly --standalone -d HOST) and pass --tls-cert /etc/letsencrypt/live/HOST/fullchain.pem --tls-key /etc/letsencrypt/live/HOST/privkey.pem"
+    fi
+  done
+fi
 log "  mode $MODE, data $DATA_DIR, health port $HTTP_PORT, budget $BUDGET, webhook $([ "$WEBHOOK" = 1 ] && echo on || echo off)"
 if [ "$WEBHOOK" = 1 ] && [ "$MODE" = local ]; then
   warn "webhook with a local Bot API server: the server (in its container) must reach WEBHOOK_URL; long polling is the tested path in local mode (docs/local-mode.md)"
@@ -148,7 +207,7 @@ fi
 if [ -n "$ROOT" ]; then log "  throwaway root: $ROOT (host accounts, packages, docker and systemctl are not touched)"; fi
 
 # ---------------------------------------------------------------------------------------------
-step "system packages (sqlite3, curl; Bun via npm; Docker for local mode)"
+step "system packages (sqlite3, curl; Bun via npm; Docker for local mode and webhook mode)"
 if [ "$SKIP_PACKAGES" = 1 ]; then
   skip "--skip-packages"
 elif [ -z "$APT_CMD" ]; then
@@ -164,7 +223,7 @@ else
       run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" install -y -qq --no-install-recommends nodejs npm
     run "$NPM_CMD" install -g bun
   fi
-  if [ "$MODE" = local ]; then
+  if [ "$MODE" = local ] || [ "$WEBHOOK" = 1 ]; then # the Bot API server and nginx run in Docker
     if command -v docker >/dev/null 2>&1; then
       log "  = docker present"
     else
@@ -298,8 +357,12 @@ HEADER
   fi
   set_key() { env_set_line "$tmp" "$1" "$2" >"$tmp.new" && mv "$tmp.new" "$tmp"; }
   if [ -n "$token" ]; then set_key BOT_TOKEN "$token"; fi
-  set_key BOT_API_MODE "$MODE"
-  set_key BOT_API_ROOT "$api_root"
+  if [ "$SWITCH" = 1 ]; then
+    : # BOT_API_MODE/BOT_API_ROOT stay as they are: `docket mode` rewrites them once the new server answered
+  else
+    set_key BOT_API_MODE "$MODE"
+    set_key BOT_API_ROOT "$api_root"
+  fi
   set_key DATA_DIR "$DATA_DIR"
   set_key LOCAL_BOT_API_DIR "$BOT_API_DIR"
   set_key BOT_API_TEMP_DIR "$BOT_API_TEMP_DIR"
@@ -308,10 +371,13 @@ HEADER
   [ -n "$(env_get "$tmp" BACKUP_KEEP)" ] || set_key BACKUP_KEEP 7
   grep -q '^BACKUP_ARGS=' "$tmp" || set_key BACKUP_ARGS ""
   if [ "$WEBHOOK" = 1 ]; then
+    set_key WEBHOOK_URL "$WEBHOOK_URL"
     set_key WEBHOOK_SECRET "$webhook_secret"
     set_key WEBHOOK_PORT "$WEBHOOK_PORT"
     set_key WEBHOOK_PATH "$WEBHOOK_PATH"
-    if [ -n "$WEBHOOK_URL" ]; then set_key WEBHOOK_URL "$WEBHOOK_URL"; fi
+  elif [ "$NO_WEBHOOK" = 1 ]; then
+    grep -v -E '^(WEBHOOK_URL|WEBHOOK_SECRET|WEBHOOK_PORT|WEBHOOK_PATH)=' "$tmp" >"$tmp.new" || true
+    mv "$tmp.new" "$tmp"
   fi
   cat "$tmp"
   rm -f "$tmp"
@@ -358,8 +424,13 @@ if [ "$WEBHOOK" = 1 ]; then
     printf '# Generated by install.sh for compose/nginx/docket.conf. Mode 0640. Holds WEBHOOK_SECRET.\n'
     # shellcheck disable=SC2016 # nginx variables, not shell ones
     printf 'map $http_x_telegram_bot_api_secret_token $docket_secret_ok {\n    default 0;\n    "~^%s$" 1;\n}\n' "$webhook_secret"
+    # The one path nginx serves: the path of WEBHOOK_URL (regex: case-sensitive, whole URI).
+    # shellcheck disable=SC2016
+    printf 'map $uri $docket_webhook_path {\n    default 0;\n    "~^%s$" 1;\n}\n' "$WEBHOOK_PATH"
     printf 'upstream docket_webhook {\n    server 127.0.0.1:%s;\n    keepalive 4;\n}\n' "$WEBHOOK_PORT"
   } | write_file 0640 "$(rp "$ETC/nginx/webhook.conf")"
+elif [ "$NO_WEBHOOK" = 1 ] && [ -e "$(rp "$ETC/nginx/webhook.conf")" ]; then
+  run rm -f "$(rp "$ETC/nginx/webhook.conf")"
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -375,9 +446,12 @@ if [ "$layout_status" -ne 0 ]; then exit "$layout_status"; fi
 # ---------------------------------------------------------------------------------------------
 step "application into $APP_DIR (release directory + 'current' link)"
 # Release id = version + hash of the shipped files: unchanged source → same directory.
+# Never shipped: dependencies, history, data, tests, and .env files other than .env.example
+# (Bun loads .env from the WorkingDirectory: a developer's .env would override docket.env).
 ship_list() {
   (cd "$SRC" && find . \( -path ./node_modules -o -path ./.git -o -path ./var -o -path ./samples \
-    -o -path ./bench -o -path ./test -o -path ./coverage \) -prune -o -type f -print | LC_ALL=C sort)
+    -o -path ./bench -o -path ./test -o -path ./coverage \) -prune -o \
+    \( -name '.env*' ! -name .env.example \) -prune -o -type f -print | LC_ALL=C sort)
 }
 version="$(sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$SRC/package.json" | head -n1)"
 content_hash="$(cd "$SRC" && ship_list | tr '\n' '\0' | xargs -0 sha256sum | sha256sum | cut -c1-12)"
@@ -441,18 +515,28 @@ if [ "$DATA_DIR" != "$DEFAULT_DATA_DIR" ]; then
 fi
 
 # ---------------------------------------------------------------------------------------------
-compose_file="$APP_DIR/current/compose/docker-compose.yml"
-compose() { # compose ARG… — docker compose with the project's file and env file
+# Compose files by mode: the local Bot API server and the webhook nginx are separate files, so
+# cloud mode with a webhook needs neither the server nor its bot-api.env (compose/*.yml headers).
+compose_dir="$APP_DIR/current/compose"
+compose_files=()
+if [ "$MODE" = local ]; then compose_files+=(-f "$(rp "$compose_dir/docker-compose.yml")"); fi
+if [ "$WEBHOOK" = 1 ]; then compose_files+=(-f "$(rp "$compose_dir/webhook.yml")"); fi
+compose() { # compose FILE_ARGS… -- ARG… — docker compose with the given files and the env file
+  local files=()
+  while [ "$1" != -- ]; do files+=("$1"); shift; done
+  shift
   if [ "${#COMPOSE_CMD[@]}" -eq 0 ]; then skip "docker compose $* (--root; set DOCKER_COMPOSE to run it)"; return 0; fi
-  run "${COMPOSE_CMD[@]}" -p docket -f "$(rp "$compose_file")" --env-file "$(rp "$ETC/compose.env")" "$@"
+  run "${COMPOSE_CMD[@]}" -p docket "${files[@]}" --env-file "$(rp "$ETC/compose.env")" "$@"
 }
 step "local Bot API server (docker compose, 127.0.0.1:$BOT_API_PORT)"
 if [ "$MODE" != local ]; then
   skip "cloud mode uses api.telegram.org"
 else
-  if [ "$LOGOUT_CLOUD" = 1 ]; then
-    # logOut on the cloud server before the first local start (Bot API: logOut). The token goes
-    # through curl's stdin config, never through argv or the log.
+  if [ "$LOGOUT_CLOUD" = 1 ] && [ "$SWITCH" = 1 ]; then
+    log "  = logOut on api.telegram.org is done by \`docket mode local\` (step 10), after the service stopped"
+  elif [ "$LOGOUT_CLOUD" = 1 ]; then
+    # First install: no service polls the cloud yet. logOut before the first local start (Bot
+    # API: logOut). The token goes through curl's stdin config, never through argv or the log.
     if [ "$DRY_RUN" = 1 ] || [ -n "$ROOT" ]; then
       skip "logOut on api.telegram.org (dry-run/--root)"
     else
@@ -463,15 +547,20 @@ else
       unset cloud_token
     fi
   fi
-  compose pull bot-api
-  compose up -d bot-api
+  compose "${compose_files[@]}" -- pull bot-api
+  compose "${compose_files[@]}" -- up -d bot-api
 fi
 
-step "webhook nginx (compose profile webhook)"
-if [ "$WEBHOOK" != 1 ]; then
-  skip "long polling (no --webhook)"
+step "webhook nginx (compose/webhook.yml)"
+if [ "$WEBHOOK" = 1 ]; then
+  compose "${compose_files[@]}" -- up -d nginx
+elif [ "$NO_WEBHOOK" = 1 ] && [ "$HAD_WEBHOOK" = 1 ]; then
+  compose -f "$(rp "$compose_dir/webhook.yml")" -- rm -s -f nginx ||
+    warn "could not remove the nginx container; remove it by hand: docker rm -f docket-nginx-1 (or docket_nginx_1)"
+elif [ "$NO_WEBHOOK" = 1 ]; then
+  skip "no webhook was configured"
 else
-  compose --profile webhook up -d nginx
+  skip "long polling (no --webhook-url)"
 fi
 
 # ---------------------------------------------------------------------------------------------
@@ -483,7 +572,24 @@ elif [ -z "$SYSTEMCTL_CMD" ]; then
 else
   run "$SYSTEMCTL_CMD" daemon-reload
   run "$SYSTEMCTL_CMD" enable docket.service docket-janitor.timer docket-backup.timer
-  run "$SYSTEMCTL_CMD" restart docket.service
+  if [ "$SWITCH" = 1 ]; then
+    # The Bot API steps in their order (bot/cli/mode.ts); it stops and starts docket.service.
+    if [ "$MODE" = local ] && [ "$DRY_RUN" != 1 ] && [ "${#COMPOSE_CMD[@]}" -gt 0 ]; then
+      log "  waiting up to ${HEALTH_TIMEOUT}s for the local Bot API server on 127.0.0.1:$BOT_API_PORT"
+      deadline=$((SECONDS + HEALTH_TIMEOUT))
+      until "$CURL_CMD" -s --max-time 2 -o /dev/null "http://127.0.0.1:$BOT_API_PORT/" 2>/dev/null; do
+        [ "$SECONDS" -lt "$deadline" ] || break
+        sleep 1
+      done
+    fi
+    if [ -z "$DOCKET_CLI_CMD" ]; then
+      skip "docket mode $MODE (--root; set DOCKET_CLI to run it)"
+    else
+      run "$DOCKET_CLI_CMD" mode "$MODE" --env "$ENV_FILE" --api-root "$api_root"
+    fi
+  else
+    run "$SYSTEMCTL_CMD" restart docket.service
+  fi
   run "$SYSTEMCTL_CMD" start docket-janitor.timer docket-backup.timer
 fi
 
@@ -528,10 +634,17 @@ if [ "$MODE" = local ]; then
     docs/local-mode.md). Server logs: journalctl CONTAINER_TAG=docket-bot-api
 EOF
 fi
+if [ "$SWITCH" = 1 ] && [ "$MODE" = cloud ]; then
+  cat >&2 <<EOF
+  - The local Bot API server still runs (the bot is closed on it). Stop it when you no longer
+    need it: docker compose -p docket -f $APP_DIR/current/compose/docker-compose.yml --env-file $ETC/compose.env stop bot-api
+EOF
+fi
 if [ "$WEBHOOK" = 1 ]; then
   cat >&2 <<EOF
   - Webhook: nginx serves POST $WEBHOOK_PATH on :443 with the secret from docket.env;
-    TLS files: DOCKET_TLS_CERT / DOCKET_TLS_KEY in $ETC/compose.env.
+    TLS files: DOCKET_TLS_CERT / DOCKET_TLS_KEY in $ETC/compose.env. Back to long polling:
+    scripts/install.sh --no-webhook
 EOF
 fi
 if [ "$DRY_RUN" = 1 ]; then log "dry run: nothing was changed"; fi

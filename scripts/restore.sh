@@ -7,12 +7,15 @@
 # Steps:
 #   1. verify: SHA256SUMS (when present) and PRAGMA integrity_check on the backup's database;
 #      nothing is touched when either fails;
-#   2. stop docket.service (unless --no-service; use that when the bot is not run by systemd);
+#   2. stop every unit that opens the database (unless --no-service; use that when the bot is
+#      not run by systemd): docket.service, docket-janitor.timer and docket-backup.timer (so
+#      neither fires during the restore) and their one-shot services, should one be running;
 #   3. move the current db/docket.sqlite and its -wal/-shm aside into db/pre-restore-<stamp>/
 #      (a stale -wal next to a restored file would corrupt it), copy the backup in, chown it
 #      to docket, and check integrity again in place;
 #   4. with --with-results, move results/ aside the same way and unpack results.tar;
-#   5. start docket.service again if it was running (unless --no-service).
+#   5. start again those of docket.service and the two timers that were active (unless
+#      --no-service); the one-shots run at their next timer tick.
 # SYSTEMCTL replaces systemctl (tests). DATA_DIR: --data-dir, else $DATA_DIR, else docket.env, else /var/lib/docket.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -67,14 +70,22 @@ fi
 db_dir="$(rp "$DATA_DIR/db")"
 target="$db_dir/docket.sqlite"
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
-was_active=0
+# Units that open the database: the bot, and the timers whose one-shots (janitor, backup) do.
+# A janitor or backup starting mid-restore would open the old file and leave a stale -wal/-shm.
+RESUME_UNITS=(docket.service docket-janitor.timer docket-backup.timer)
+ONESHOTS=(docket-janitor.service docket-backup.service)
+was_active=()
 
-step "stop docket.service"
+step "stop docket.service, the janitor and backup timers and their services"
 if [ "$SERVICE" = 1 ]; then
-  if "$SYSTEMCTL_CMD" is-active --quiet docket.service 2>/dev/null; then was_active=1; fi
-  run "$SYSTEMCTL_CMD" stop docket.service
+  for unit in "${RESUME_UNITS[@]}"; do
+    if "$SYSTEMCTL_CMD" is-active --quiet "$unit" 2>/dev/null; then was_active+=("$unit"); fi
+  done
+  # Timers first, so that nothing is triggered while the services stop.
+  run "$SYSTEMCTL_CMD" stop docket-janitor.timer docket-backup.timer
+  run "$SYSTEMCTL_CMD" stop docket.service "${ONESHOTS[@]}"
 else
-  skip "--no-service (make sure the bot is not running)"
+  skip "--no-service (make sure the bot, the janitor and backups are not running)"
 fi
 
 step "restore the database into $DATA_DIR/db"
@@ -108,13 +119,16 @@ else
   skip "results kept as they are (--with-results to restore them)"
 fi
 
-step "start docket.service"
+step "start the units that were active"
 if [ "$SERVICE" = 1 ]; then
-  if [ "$was_active" = 1 ]; then
-    run "$SYSTEMCTL_CMD" start docket.service
+  if [ "${#was_active[@]}" -gt 0 ]; then
+    run "$SYSTEMCTL_CMD" start "${was_active[@]}"
   else
-    skip "docket.service was not running before the restore; start it yourself"
+    skip "none of ${RESUME_UNITS[*]} was active before the restore; start them yourself"
   fi
+  for unit in "${RESUME_UNITS[@]}"; do
+    case " ${was_active[*]} " in *" $unit "*) ;; *) log "  note: $unit was not active before; left stopped" ;; esac
+  done
 else
   skip "--no-service"
 fi

@@ -7,7 +7,7 @@ import { Database } from "bun:sqlite";
 import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, closeSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeRecorder, makeTempDir, modeOf, removeDir, runCmd, toolPolicy, writeExecutable } from "./helpers";
+import { makeTempDir, modeOf, removeDir, runCmd, toolPolicy, writeExecutable } from "./helpers";
 
 const policy = toolPolicy("sqlite3");
 let root = "";
@@ -36,8 +36,9 @@ const backup = (args: string[] = []) =>
   runCmd(["bash", "scripts/backup.sh", "--root", root, "--hooks-dir", "/etc/docket/backup", ...args], {
     env: { DATA_DIR: "/var/lib/docket", BACKUP_DIR: undefined, BACKUP_KEEP: undefined, BACKUP_WITH_RESULTS: undefined },
   });
-const restore = (args: string[]) =>
-  runCmd(["bash", "scripts/restore.sh", "--root", root, ...args], { env: { SYSTEMCTL: systemctl, REC_LOG: recLog, DATA_DIR: undefined } });
+/** restore.sh with the systemctl stand-in; `active` = the units its `is-active` reports active. */
+const restore = (args: string[], active = "docket.service docket-janitor.timer docket-backup.timer") =>
+  runCmd(["bash", "scripts/restore.sh", "--root", root, ...args], { env: { SYSTEMCTL: systemctl, ACTIVE_UNITS: active, DATA_DIR: undefined } });
 
 beforeAll(() => {
   root = makeTempDir("backup");
@@ -46,7 +47,12 @@ beforeAll(() => {
   for (const d of ["db", "results", "backups"]) mkdirSync(join(data, d), { recursive: true });
   for (const d of ["pre.d", "post.d"]) mkdirSync(join(root, "etc/docket/backup", d), { recursive: true });
   recLog = join(root, "calls.log");
-  systemctl = makeRecorder(root, "systemctl", recLog);
+  // Records every call; `is-active --quiet UNIT` succeeds only for the units in $ACTIVE_UNITS.
+  systemctl = join(root, "systemctl");
+  writeExecutable(
+    systemctl,
+    `#!/bin/sh\nprintf 'systemctl %s\\n' "$*" >> '${recLog}'\nif [ "$1" = is-active ]; then case " $ACTIVE_UNITS " in *" $3 "*) exit 0 ;; *) exit 3 ;; esac; fi\nexit 0\n`,
+  );
 });
 afterAll(() => removeDir(root));
 
@@ -135,7 +141,8 @@ describe.skipIf(policy === "skip")("backup.sh and restore.sh", () => {
     expect(rows(dbPath())).toHaveLength(201);
 
     writeFileSync(recLog, "");
-    const r = restore(["--with-results", join(backups, withResults)]);
+    // The bot and the backup timer run; the janitor timer was stopped by the operator.
+    const r = restore(["--with-results", join(backups, withResults)], "docket.service docket-backup.timer");
     expect(r.stderr).toContain("integrity_check in place: ok");
     expect(r.status).toBe(0);
     expect(rows(dbPath())).toHaveLength(200);
@@ -146,11 +153,17 @@ describe.skipIf(policy === "skip")("backup.sh and restore.sh", () => {
     expect(readdirSync(join(data, "db", aside[0]!))).toContain("docket.sqlite");
     expect(rows(join(data, "db", aside[0]!, "docket.sqlite"))).toHaveLength(201);
     expect(readdirSync(join(data, "db")).filter((n) => n.startsWith("docket.sqlite-"))).toEqual([]);
+    // Every unit that opens the database is stopped before the files move (timers first, then
+    // the bot and the one-shots); only what was active is started again.
     expect(readFileSync(recLog, "utf8").trim().split("\n")).toEqual([
       "systemctl is-active --quiet docket.service",
-      "systemctl stop docket.service",
-      "systemctl start docket.service",
+      "systemctl is-active --quiet docket-janitor.timer",
+      "systemctl is-active --quiet docket-backup.timer",
+      "systemctl stop docket-janitor.timer docket-backup.timer",
+      "systemctl stop docket.service docket-janitor.service docket-backup.service",
+      "systemctl start docket.service docket-backup.timer",
     ]);
+    expect(r.stderr).toContain("note: docket-janitor.timer was not active before; left stopped");
   });
 
   it("--no-service leaves systemd alone (the documented scratch restore)", () => {

@@ -2,21 +2,16 @@
  * compose/docker-compose.yml through the real compose client's `config` (no engine needed):
  * `docker compose` (v2 plugin) when present, else `docker-compose` (v1, Debian 12's package,
  * installed by scripts/ci-tools.sh). Asserts the pinned images, the same-path bind mount of the
- * Bot API --dir, the loopback-only port, the env file for api id/hash, and the webhook profile.
+ * Bot API --dir, the loopback-only port, the env file for api id/hash, and nginx in its own file
+ * (compose/webhook.yml) so that cloud mode with a webhook renders without bot-api.env.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isCI, makeTempDir, removeDir, repoRoot, runCmd } from "./helpers";
+import { composeClient, isCI, makeTempDir, removeDir, repoRoot, runCmd } from "./helpers";
 
 const composeFile = join(repoRoot, "compose/docker-compose.yml");
-
-/** The compose client to use, or null when neither flavour is installed. */
-function composeClient(): string[] | null {
-  if (Bun.which("docker") && runCmd(["docker", "compose", "version"]).status === 0) return ["docker", "compose"];
-  if (Bun.which("docker-compose")) return ["docker-compose"];
-  return null;
-}
+const webhookFile = join(repoRoot, "compose/webhook.yml");
 
 type Service = Record<string, unknown> & {
   image: string;
@@ -40,8 +35,8 @@ beforeAll(() => {
 afterAll(() => removeDir(etc));
 
 /** `config` rendered and parsed; throws with the client's stderr on failure. */
-function config(env: Record<string, string>, extra: string[] = []): { services: Record<string, Service> } {
-  const r = runCmd([...client!, "-p", "docket", "-f", composeFile, ...extra, "config"], { env: { DOCKET_ETC_DIR: etc, ...env } });
+function config(env: Record<string, string>, files: string[] = [composeFile]): { services: Record<string, Service> } {
+  const r = runCmd([...client!, "-p", "docket", ...files.flatMap((f) => ["-f", f]), "config"], { env: { DOCKET_ETC_DIR: etc, ...env } });
   if (r.status !== 0) throw new Error(`compose config failed (${r.status}): ${r.stderr}`);
   return Bun.YAML.parse(r.stdout) as { services: Record<string, Service> };
 }
@@ -88,10 +83,11 @@ describe.skipIf(!client && !isCI)("docker compose config", () => {
     expect(ports(api)).toEqual([["127.0.0.1", "18081", "8081"]]);
   });
 
-  it("nginx is only in the webhook profile, pinned, and publishes nothing itself", () => {
-    const { services } = config({}, ["--profile", "webhook"]);
+  it("nginx is only in compose/webhook.yml, pinned, and publishes nothing itself (local + webhook)", () => {
+    expect(Object.keys(config({}).services)).toEqual(["bot-api"]);
+    const { services } = config({}, [composeFile, webhookFile]);
+    expect(Object.keys(services).sort()).toEqual(["bot-api", "nginx"]);
     const nginx = services.nginx!;
-    expect(nginx.profiles).toEqual(["webhook"]);
     expect(nginx.image).toMatch(/^nginx:[\w.-]+@sha256:[0-9a-f]{64}$/);
     expect(nginx.network_mode).toBe("host");
     expect(nginx.ports ?? []).toEqual([]);
@@ -103,10 +99,17 @@ describe.skipIf(!client && !isCI)("docker compose config", () => {
   });
 
   it("uses the configured TLS paths", () => {
-    const { services } = config({ DOCKET_TLS_CERT: "/etc/letsencrypt/live/x/fullchain.pem", DOCKET_TLS_KEY: "/etc/letsencrypt/live/x/privkey.pem" }, ["--profile", "webhook"]);
+    const { services } = config({ DOCKET_TLS_CERT: "/etc/letsencrypt/live/x/fullchain.pem", DOCKET_TLS_KEY: "/etc/letsencrypt/live/x/privkey.pem" }, [webhookFile]);
     const mounts = JSON.stringify(services.nginx!.volumes);
     expect(mounts).toContain("/etc/letsencrypt/live/x/fullchain.pem");
     expect(mounts).toContain("/etc/letsencrypt/live/x/privkey.pem");
+  });
+
+  it("cloud + webhook renders nginx alone, with no bot-api.env anywhere", () => {
+    const { services } = config({ DOCKET_ETC_DIR: join(etc, "missing") }, [webhookFile]);
+    expect(Object.keys(services)).toEqual(["nginx"]);
+    // ./nginx/docket.conf resolves next to the compose files, in the project directory.
+    expect(JSON.stringify(services.nginx!.volumes)).toContain(join(repoRoot, "compose/nginx/docket.conf"));
   });
 
   it("refuses to render without the api id/hash env file (the check can fail)", () => {

@@ -89,6 +89,33 @@ export function toolPolicy(name: string): "run" | "skip" | "fail" {
   return "skip";
 }
 
+/**
+ * The compose client this machine has: `docker compose` (v2 plugin) when present, else
+ * `docker-compose` (v1, Debian 12's package, installed by scripts/ci-tools.sh), else null.
+ * Only `config` is run with it (no engine needed).
+ */
+export function composeClient(): string[] | null {
+  if (Bun.which("docker") && runCmd(["docker", "compose", "version"]).status === 0) return ["docker", "compose"];
+  if (Bun.which("docker-compose")) return ["docker-compose"];
+  return null;
+}
+
+/**
+ * Render with the real compose client the project an install.sh compose call names: `line` is
+ * one recorded call ("compose -p docket -f A [-f B] --env-file E up -d …"); its files and env
+ * file are kept and the subcommand is replaced by `config`. `etcDir` replaces DOCKET_ETC_DIR
+ * (the throwaway root's /etc/docket), as a shell variable overrides the env file.
+ * @returns the client's result; stdout is the rendered YAML on success
+ */
+export function composeConfigOf(client: readonly string[], line: string, etcDir: string): CmdResult {
+  const words = line.trim().split(/\s+/).slice(1);
+  const keep: string[] = [];
+  for (let i = 0; i < words.length; i++) {
+    if (words[i] === "-p" || words[i] === "-f" || words[i] === "--env-file") keep.push(words[i]!, words[++i]!);
+  }
+  return runCmd([...client, ...keep, "config"], { env: { DOCKET_ETC_DIR: etcDir } });
+}
+
 /** A fresh directory under the system temp dir; remove it with {@link removeDir}. */
 export function makeTempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `docket-${prefix}-`));

@@ -6,11 +6,12 @@
  * and the final health check talks to a Bun.serve on 127.0.0.1 standing in for the bot's
  * /healthz. Nothing outside the temp directories is changed (the dry run proves it).
  */
-import { existsSync, lstatSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  fakeToken, hasTool, makeRecorder, makeTempDir, modeOf, prepareVerifyRoot, removeDir, repoRoot, runCmd, runCmdAsync, snapshotTree,
+  composeClient, composeConfigOf, fakeToken, hasTool, isCI, makeRecorder, makeTempDir, modeOf, prepareVerifyRoot, removeDir, repoRoot, runCmd, runCmdAsync,
+  snapshotTree,
 } from "./helpers";
 
 const STEPS = [
@@ -28,6 +29,14 @@ const STEPS = [
   "next steps",
 ];
 const API_HASH = "0123456789abcdef0123456789abcdef";
+const HOOK_URL = "https://bot.example.org/telegram/webhook";
+
+/** Dummy TLS files where install.sh looks by default (ROOT/etc/docket/tls); it only checks they exist. */
+function placeTls(root: string): void {
+  mkdirSync(join(root, "etc/docket/tls"), { recursive: true });
+  writeFileSync(join(root, "etc/docket/tls/fullchain.pem"), "-----BEGIN CERTIFICATE-----\n");
+  writeFileSync(join(root, "etc/docket/tls/privkey.pem"), "-----BEGIN PRIVATE KEY-----\n", { mode: 0o600 });
+}
 
 let work = "";
 let recLog = "";
@@ -66,8 +75,9 @@ describe("install.sh --dry-run", () => {
     const root = makeTempDir("dry");
     const token = fakeToken();
     try {
+      placeTls(root);
       const before = snapshotTree(root);
-      const r = await install(["--dry-run", "--root", root, "--mode", "local", "--api-id", "42", "--webhook", "--download-budget", "16MB"], {
+      const r = await install(["--dry-run", "--root", root, "--mode", "local", "--api-id", "42", "--webhook-url", HOOK_URL, "--download-budget", "16MB"], {
         BOT_TOKEN: token,
         SYSTEMCTL: systemctl,
         DOCKER_COMPOSE: compose,
@@ -105,6 +115,7 @@ describe("install.sh --root", () => {
   beforeAll(() => {
     root = join(work, "root");
     runCmd(["mkdir", "-p", root]);
+    placeTls(root);
     writeFileSync(join(work, "api-hash"), `${API_HASH}\n`);
   });
 
@@ -112,7 +123,7 @@ describe("install.sh --root", () => {
     writeFileSync(recLog, "");
     const r = await install(
       ["--root", root, "--mode", "local", "--api-id", "123456", "--api-hash-file", join(work, "api-hash"),
-        "--http-port", String(health!.port), "--webhook", "--download-budget", "16MB"],
+        "--http-port", String(health!.port), "--webhook-url", HOOK_URL, "--download-budget", "16MB"],
       { BOT_TOKEN: token, SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose },
     );
     expect(r.stderr).toContain("healthy:");
@@ -132,6 +143,8 @@ describe("install.sh --root", () => {
     expect(env).toContain(`HTTP_PORT=${health!.port}\n`);
     expect(env).toContain("DOWNLOAD_BUDGET=16MB\n");
     expect(env).toMatch(/^WEBHOOK_SECRET=[A-Za-z0-9]{48}$/m);
+    expect(env).toContain(`WEBHOOK_URL=${HOOK_URL}\n`);
+    expect(env).toContain("WEBHOOK_PATH=/telegram/webhook\n");
     expect(modeOf(join(root, "etc/docket/bot-api.env"))).toBe("600");
     expect(readFileSync(join(root, "etc/docket/bot-api.env"), "utf8")).toContain(`TELEGRAM_API_ID=123456\nTELEGRAM_API_HASH=${API_HASH}\n`);
     expect(modeOf(join(root, "etc/docket/nginx/webhook.conf"))).toBe("640");
@@ -163,17 +176,20 @@ describe("install.sh --root", () => {
 
     // Host commands, in order.
     const calls = readFileSync(recLog, "utf8").trim().split("\n");
-    const composeArgs = `compose -p docket -f ${root}/opt/docket/current/compose/docker-compose.yml --env-file ${root}/etc/docket/compose.env`;
+    const c = `${root}/opt/docket/current/compose`;
+    const composeArgs = `compose -p docket -f ${c}/docker-compose.yml -f ${c}/webhook.yml --env-file ${root}/etc/docket/compose.env`;
     expect(calls).toEqual([
       `${composeArgs} pull bot-api`,
       `${composeArgs} up -d bot-api`,
-      `${composeArgs} --profile webhook up -d nginx`,
+      `${composeArgs} up -d nginx`,
       "systemctl daemon-reload",
       "systemctl enable docket.service docket-janitor.timer docket-backup.timer",
       "systemctl restart docket.service",
       "systemctl start docket-janitor.timer docket-backup.timer",
     ]);
     expect(healthHits).toBeGreaterThan(0);
+    // The files install.sh hands to compose render with the real client (local + webhook).
+    expectComposeServices(calls[2]!, root, ["bot-api", "nginx"]);
   });
 
   it("is idempotent: a second run changes nothing and keeps the token", async () => {
@@ -328,5 +344,277 @@ describe("disk-layout.sh", () => {
     const r = runCmd(["bash", "scripts/disk-layout.sh", "--dry-run", "--root", work, "--budget", "lots"]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("is not a size");
+  });
+});
+
+/**
+ * Render the project of one recorded compose call with the real client (`config`, against the
+ * root's /etc/docket) and expect exactly `services`. Without a client: a skip, but a failure in CI.
+ */
+function expectComposeServices(line: string, root: string, services: string[]): void {
+  const client = composeClient();
+  if (!client) return void expect(isCI).toBe(false);
+  const cfg = composeConfigOf(client, line, join(root, "etc/docket"));
+  expect(cfg.stderr).not.toMatch(/ERROR|bot-api\.env/);
+  expect(cfg.status).toBe(0);
+  expect(Object.keys((Bun.YAML.parse(cfg.stdout) as { services: object }).services).sort()).toEqual(services);
+}
+
+/** A fresh throwaway root with the default TLS files, removed by the caller. */
+function tlsRoot(prefix: string): string {
+  const root = makeTempDir(prefix);
+  placeTls(root);
+  return root;
+}
+
+/** Recorded compose calls (lines starting with "compose "), after clearing the log. */
+const composeCalls = () => readFileSync(recLog, "utf8").split("\n").filter((l) => l.startsWith("compose "));
+
+describe("install.sh webhook mode (audit of issue 6: gaps 1, 4, 5, 11)", () => {
+  it("cloud + webhook on a fresh host: Docker is installed, compose gets compose/webhook.yml alone and renders without bot-api.env", async () => {
+    const root = tlsRoot("cloudhook");
+    try {
+      writeFileSync(recLog, "");
+      const apt = makeRecorder(work, "apt-get", recLog);
+      const r = await install(["--root", root, "--webhook-url", HOOK_URL, "--no-start", "--download-budget", "16MB"], {
+        BOT_TOKEN: fakeToken(), DOCKER_COMPOSE: compose, APT_GET: apt, SYSTEMCTL: systemctl,
+      });
+      expect(r.stderr).toContain("==> step 12: next steps");
+      expect(r.status).toBe(0);
+      // Docker: installed by apt (docker.io) unless this machine already has it.
+      if (hasTool("docker")) expect(r.stderr).toContain("= docker present");
+      else expect(readFileSync(recLog, "utf8")).toContain("install -y -qq --no-install-recommends docker.io");
+      expect(readFileSync(recLog, "utf8")).toContain("systemctl enable --now docker.service");
+      const calls = composeCalls();
+      expect(calls).toEqual([`compose -p docket -f ${root}/opt/docket/current/compose/webhook.yml --env-file ${root}/etc/docket/compose.env up -d nginx`]);
+      expect(existsSync(join(root, "etc/docket/bot-api.env"))).toBe(false);
+      expectComposeServices(calls[0]!, root, ["nginx"]);
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("cloud without a webhook installs no Docker and runs no compose", async () => {
+    const root = makeTempDir("cloudpoll");
+    try {
+      writeFileSync(recLog, "");
+      const apt = makeRecorder(work, "apt-get", recLog);
+      const r = await install(["--root", root, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken(), DOCKER_COMPOSE: compose, APT_GET: apt });
+      expect(r.status).toBe(0);
+      const log = readFileSync(recLog, "utf8");
+      expect(log).toContain("install -y -qq --no-install-recommends ca-certificates curl sqlite3 openssl");
+      expect(log).not.toContain("docker");
+      expect(composeCalls()).toEqual([]);
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("local mode alone renders with the real compose client (bot-api only)", async () => {
+    const root = makeTempDir("localonly");
+    try {
+      writeFileSync(recLog, "");
+      const r = await install(["--root", root, "--no-start", "--mode", "local", "--api-id", "7", "--download-budget", "16MB"], {
+        BOT_TOKEN: fakeToken(), TELEGRAM_API_HASH: API_HASH, DOCKER_COMPOSE: compose,
+      });
+      expect(r.status).toBe(0);
+      const calls = composeCalls();
+      expect(calls.map((l) => l.split(" --env-file ")[0])).toEqual([
+        `compose -p docket -f ${root}/opt/docket/current/compose/docker-compose.yml`,
+        `compose -p docket -f ${root}/opt/docket/current/compose/docker-compose.yml`,
+      ]);
+      expectComposeServices(calls[1]!, root, ["bot-api"]);
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("derives WEBHOOK_PATH and the nginx path from --webhook-url", async () => {
+    const root = tlsRoot("hookpath");
+    try {
+      const r = await install(["--root", root, "--webhook-url", "https://x.example.com/tg/hook", "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
+      expect(r.status).toBe(0);
+      const env = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
+      expect(env).toContain("WEBHOOK_URL=https://x.example.com/tg/hook\n");
+      expect(env).toContain("WEBHOOK_PATH=/tg/hook\n");
+      expect(env).not.toContain("/telegram/webhook");
+      const conf = readFileSync(join(root, "etc/docket/nginx/webhook.conf"), "utf8");
+      expect(conf).toContain('map $uri $docket_webhook_path {\n    default 0;\n    "~^/tg/hook$" 1;\n}');
+      expect(conf).not.toContain("/telegram/webhook");
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it.each([
+    ["http://bot.example.org/hook", "must look like"],
+    ["https://bot.example.org:8443/hook", "must look like"],
+    ["https://bot.example.org/hook?x=1", "must look like"],
+    ["https://bot.example.org/", "needs a path"],
+  ])("refuses --webhook-url %s before writing anything", async (url, msg) => {
+    const root = tlsRoot("badurl");
+    try {
+      const r = await install(["--root", root, "--webhook-url", url, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain(msg);
+      expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("--webhook without a URL fails clearly and writes nothing", async () => {
+    const root = tlsRoot("nourl");
+    try {
+      const r = await install(["--root", root, "--webhook", "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken(), DOCKER_COMPOSE: compose });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain("--webhook needs --webhook-url");
+      expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("missing TLS files stop the install before anything is written", async () => {
+    const root = makeTempDir("notls");
+    try {
+      const r = await install(["--root", root, "--webhook-url", HOOK_URL, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken(), DOCKER_COMPOSE: compose });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain("TLS file /etc/docket/tls/fullchain.pem is missing or empty");
+      expect(r.stderr).toContain("--tls-cert");
+      expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
+      // Given paths are checked too (here: the key is missing).
+      mkdirSync(join(root, "srv/tls"), { recursive: true });
+      writeFileSync(join(root, "srv/tls/cert.pem"), "x");
+      const r2 = await install(["--root", root, "--webhook-url", HOOK_URL, "--tls-cert", "/srv/tls/cert.pem", "--tls-key", "/srv/tls/key.pem", "--no-start", "--download-budget", "16MB"], {
+        BOT_TOKEN: fakeToken(),
+      });
+      expect(r2.status).toBe(1);
+      expect(r2.stderr).toContain("TLS file /srv/tls/key.pem is missing or empty");
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("--no-webhook goes back to long polling: WEBHOOK_* keys and the nginx include removed, nginx removed", async () => {
+    const root = tlsRoot("nohook");
+    try {
+      const first = await install(["--root", root, "--webhook-url", HOOK_URL, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
+      expect(first.status).toBe(0);
+      // A plain re-run keeps webhook mode (the URL is in docket.env).
+      const again = await install(["--root", root, "--no-start"], {});
+      expect(again.status).toBe(0);
+      expect(again.stderr).toContain("webhook on");
+      writeFileSync(recLog, "");
+      const r = await install(["--root", root, "--no-webhook", "--no-start"], { DOCKER_COMPOSE: compose });
+      expect(r.status).toBe(0);
+      const env = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
+      expect(env).not.toMatch(/^WEBHOOK_/m);
+      expect(env).toMatch(/^BOT_TOKEN=/m);
+      expect(existsSync(join(root, "etc/docket/nginx/webhook.conf"))).toBe(false);
+      expect(composeCalls()).toEqual([`compose -p docket -f ${root}/opt/docket/current/compose/webhook.yml --env-file ${root}/etc/docket/compose.env rm -s -f nginx`]);
+      // And it stays off on the next run.
+      const after = await install(["--root", root, "--no-start"], {});
+      expect(after.stderr).toContain("webhook off");
+      expect((await install(["--root", root, "--no-webhook", "--webhook", "--no-start"], {})).status).toBe(1);
+    } finally {
+      removeDir(root);
+    }
+  });
+});
+
+describe("install.sh release contents (audit gap 3)", () => {
+  it("ships .env.example but never a .env file of the source tree", async () => {
+    const src = makeTempDir("src");
+    const root = makeTempDir("envship");
+    try {
+      for (const d of ["scripts", "systemd", "compose"]) cpSync(join(repoRoot, d), join(src, d), { recursive: true });
+      cpSync(join(repoRoot, "package.json"), join(src, "package.json"));
+      writeFileSync(join(src, ".env.example"), "BOT_TOKEN=\n");
+      writeFileSync(join(src, ".env"), "ALLOWED_USER_IDS=1\n");
+      writeFileSync(join(src, ".env.local"), "LOG_LEVEL=trace\n");
+      mkdirSync(join(src, "bot"));
+      writeFileSync(join(src, "bot/.env"), "X=1\n");
+      const r = await runCmdAsync(["bash", join(src, "scripts/install.sh"), "--non-interactive", "--root", root, "--no-start", "--download-budget", "16MB"], {
+        env: { BOT_TOKEN: fakeToken() },
+      });
+      expect(r.status).toBe(0);
+      const rel = join(root, "opt/docket/current");
+      expect(existsSync(join(rel, ".env.example"))).toBe(true);
+      expect(existsSync(join(rel, "package.json"))).toBe(true);
+      for (const f of [".env", ".env.local", "bot/.env"]) expect(existsSync(join(rel, f)), f).toBe(false);
+    } finally {
+      removeDir(src);
+      removeDir(root);
+    }
+  });
+});
+
+describe("install.sh mode change of an installed bot (audit gap 8)", () => {
+  it("keeps the old mode in docket.env, starts the new server, then hands the move to `docket mode` (no restart, no logOut of its own)", async () => {
+    const root = makeTempDir("switch");
+    try {
+      const first = await install(["--root", root, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
+      expect(first.status).toBe(0);
+      writeFileSync(recLog, "");
+      const cli = makeRecorder(work, "docket", recLog);
+      const r = await install(["--root", root, "--mode", "local", "--api-id", "9", "--logout-cloud", "--http-port", String(health!.port)], {
+        TELEGRAM_API_HASH: API_HASH, SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose, DOCKET_CLI: cli, HEALTH_TIMEOUT: "1",
+      });
+      expect(r.stderr).toContain("mode change cloud -> local");
+      expect(r.status).toBe(0);
+      const env = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
+      // `docket mode` (a recorder here) rewrites these two keys only once the new server answered.
+      expect(env).toContain("BOT_API_MODE=cloud\n");
+      expect(env).toContain("BOT_API_ROOT=https://api.telegram.org\n");
+      expect(env).toContain("LOCAL_BOT_API_DIR=/var/lib/docket/bot-api\n");
+      expect(r.stderr).toContain("logOut on api.telegram.org is done by `docket mode local` (step 10), after the service stopped");
+      expect(r.stderr).not.toContain("skipped: logOut on api.telegram.org");
+      const calls = readFileSync(recLog, "utf8").trim().split("\n").map((l) => l.replace(/ --env-file \S+/, "").replace(/ -f \S+/g, ""));
+      expect(calls).toEqual([
+        "compose -p docket pull bot-api",
+        "compose -p docket up -d bot-api",
+        "systemctl daemon-reload",
+        "systemctl enable docket.service docket-janitor.timer docket-backup.timer",
+        `docket mode local --env ${root}/etc/docket/docket.env --api-root http://127.0.0.1:8081`,
+        "systemctl start docket-janitor.timer docket-backup.timer",
+      ]);
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("local → cloud is handed to `docket mode cloud` as well (it closes on the local server)", async () => {
+    const root = makeTempDir("switchback");
+    try {
+      const first = await install(["--root", root, "--no-start", "--mode", "local", "--api-id", "9", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken(), TELEGRAM_API_HASH: API_HASH });
+      expect(first.status).toBe(0);
+      writeFileSync(recLog, "");
+      const cli = makeRecorder(work, "docket", recLog);
+      const r = await install(["--root", root, "--mode", "cloud", "--http-port", String(health!.port)], { SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose, DOCKET_CLI: cli });
+      expect(r.status).toBe(0);
+      expect(readFileSync(join(root, "etc/docket/docket.env"), "utf8")).toContain("BOT_API_MODE=local\n");
+      const calls = readFileSync(recLog, "utf8").trim().split("\n");
+      expect(calls).toContain(`docket mode cloud --env ${root}/etc/docket/docket.env --api-root https://api.telegram.org`);
+      expect(calls).not.toContain("systemctl restart docket.service");
+      expect(calls.filter((l) => l.startsWith("compose "))).toEqual([]);
+      expect(r.stderr).toContain("The local Bot API server still runs");
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("refuses a mode change with --no-start before changing anything", async () => {
+    const root = makeTempDir("switchnostart");
+    try {
+      expect((await install(["--root", root, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() })).status).toBe(0);
+      const before = snapshotTree(root);
+      const r = await install(["--root", root, "--mode", "local", "--api-id", "9", "--no-start"], { TELEGRAM_API_HASH: API_HASH });
+      expect(r.status).toBe(1);
+      expect(r.stderr).toContain("--no-start cannot change the Bot API mode");
+      expect(snapshotTree(root)).toEqual(before);
+    } finally {
+      removeDir(root);
+    }
   });
 });

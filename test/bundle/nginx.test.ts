@@ -2,8 +2,9 @@
  * compose/nginx/docket.conf: `nginx -t` with dummy certificates, then a live nginx on
  * 127.0.0.1 in front of a Bun.serve standing in for the bot's webhook listener.
  *
- * The webhook include (secret map + upstream) is the one scripts/install.sh generates, taken
- * from an install into a throwaway root. The live run changes one line of a copy of
+ * The webhook include (secret map, webhook-path map, upstream) is the one scripts/install.sh
+ * generates, taken from an install into a throwaway root with --webhook-url …/tg/hook: nginx
+ * must serve exactly the path of WEBHOOK_URL (audit of issue 6, gap 4). The live run changes one line of a copy of
  * docket.conf: `listen 443` becomes a free 127.0.0.1 port (binding :443 needs the real host).
  */
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -18,6 +19,8 @@ const docketConf = join(repoRoot, "compose/nginx/docket.conf");
 let dir = "";
 let upstream: ReturnType<typeof Bun.serve> | undefined;
 const received: { path: string; body: string; secret: string | null }[] = [];
+/** The path of the --webhook-url given to install.sh (not the old fixed /telegram/webhook). */
+const HOOK_PATH = "/tg/hook";
 let secret = "";
 
 /**
@@ -70,9 +73,11 @@ beforeAll(async () => {
   });
   // The include as install.sh writes it (webhook on, upstream = our Bun.serve).
   const root = join(dir, "root");
-  mkdirSync(root);
+  mkdirSync(join(root, "etc/docket/tls"), { recursive: true });
+  writeFileSync(join(root, "etc/docket/tls/fullchain.pem"), "cert");
+  writeFileSync(join(root, "etc/docket/tls/privkey.pem"), "key");
   const r = runCmd(
-    ["bash", "scripts/install.sh", "--root", root, "--webhook", "--webhook-port", String(upstream.port), "--no-start", "--non-interactive", "--download-budget", "16MB"],
+    ["bash", "scripts/install.sh", "--root", root, "--webhook-url", `https://bot.example.org${HOOK_PATH}`, "--webhook-port", String(upstream.port), "--no-start", "--non-interactive", "--download-budget", "16MB"],
     { env: { BOT_TOKEN: fakeToken() } },
   );
   if (r.status !== 0) throw new Error(`install.sh failed: ${r.stderr}`);
@@ -121,7 +126,7 @@ describe.skipIf(policy === "skip" || opensslPolicy === "skip")("nginx docket.con
     }
   });
 
-  it("serves only POST /telegram/webhook with the right secret, and masks tokens in its log", async () => {
+  it("serves only POST to the WEBHOOK_URL path with the right secret, and masks tokens in its log", async () => {
     const port = freePort();
     const live = join(dir, "docket-live.conf");
     const conf = readFileSync(docketConf, "utf8");
@@ -146,21 +151,26 @@ describe.skipIf(policy === "skip" || opensslPolicy === "skip")("nginx docket.con
       expect(ready).toBe(true);
       const update = JSON.stringify({ update_id: 1, message: { message_id: 1, text: "hi" } });
       const post = (hdr?: string) =>
-        curl(["-X", "POST", "-H", "content-type: application/json", ...(hdr ? ["-H", hdr] : []), "--data", update, `${url}/telegram/webhook`]);
+        curl(["-X", "POST", "-H", "content-type: application/json", ...(hdr ? ["-H", hdr] : []), "--data", update, `${url}${HOOK_PATH}`]);
       expect(await post()).toBe("403");
       expect(await post("X-Telegram-Bot-Api-Secret-Token: wrong")).toBe("403");
       expect(await post(`X-Telegram-Bot-Api-Secret-Token: ${secret.toLowerCase() === secret ? secret.toUpperCase() : secret.toLowerCase()}`)).toBe("403");
       expect(received).toHaveLength(0);
       expect(await post(`X-Telegram-Bot-Api-Secret-Token: ${secret}`)).toBe("200");
-      expect(received).toEqual([{ path: "/telegram/webhook", body: update, secret }]);
-      expect(await curl(["-H", `X-Telegram-Bot-Api-Secret-Token: ${secret}`, `${url}/telegram/webhook`])).toBe("403"); // GET
+      expect(received).toEqual([{ path: HOOK_PATH, body: update, secret }]);
+      expect(await curl(["-H", `X-Telegram-Bot-Api-Secret-Token: ${secret}`, `${url}${HOOK_PATH}`])).toBe("403"); // GET
+      // Only that exact path: the old fixed one, a prefix, a longer one or another case are 404.
+      for (const other of ["/telegram/webhook", "/tg", `${HOOK_PATH}/x`, `${HOOK_PATH}x`, "/TG/HOOK"]) {
+        expect(await curl(["-X", "POST", "-H", `X-Telegram-Bot-Api-Secret-Token: ${secret}`, "--data", update, `${url}${other}`]), other).toBe("404");
+      }
+      expect(received).toHaveLength(1);
       const token = fakeToken();
       expect(await curl([`${url}/bot${token}/getMe?x=1`])).toBe("404");
       expect(await curl([`${url}/file/bot${token}/documents/file_1.pdf`])).toBe("404");
       nginx.kill("SIGQUIT");
       await nginx.exited;
       const log = readFileSync(logPath, "utf8");
-      expect(log).toContain('"POST /telegram/webhook" 200');
+      expect(log).toContain(`"POST ${HOOK_PATH}" 200`);
       expect(log).toContain('"GET /bot<token>/getMe" 404');
       expect(log).toContain('"GET /file/bot<token>/documents/file_1.pdf" 404');
       expect(log).not.toContain(token);

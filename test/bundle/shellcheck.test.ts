@@ -1,5 +1,6 @@
 /**
- * shellcheck on every shell script of the bundle (scripts/, scripts/lib/, compose/).
+ * shellcheck on every shell script of the bundle (scripts/, scripts/lib/, compose/) and on the
+ * CI entry point .ci/run (which installs the tools and runs the tests).
  * Missing shellcheck: skipped with a note on a developer machine, a failure in CI.
  */
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
@@ -26,7 +27,7 @@ function shellScripts(dir: string): string[] {
 }
 
 const policy = toolPolicy("shellcheck");
-const scripts = [...shellScripts(join(repoRoot, "scripts")), ...shellScripts(join(repoRoot, "compose"))];
+const scripts = [...shellScripts(join(repoRoot, "scripts")), ...shellScripts(join(repoRoot, "compose")), ...shellScripts(join(repoRoot, ".ci"))];
 const tmp = makeTempDir("shellcheck");
 afterAll(() => removeDir(tmp));
 
@@ -37,7 +38,7 @@ describe.skipIf(policy === "skip")("shellcheck", () => {
 
   it("finds the bundle's scripts", () => {
     const names = scripts.map((p) => relative(repoRoot, p));
-    for (const s of ["scripts/install.sh", "scripts/disk-layout.sh", "scripts/backup.sh", "scripts/restore.sh", "scripts/ci-tools.sh", "scripts/lib/common.sh"]) {
+    for (const s of ["scripts/install.sh", "scripts/disk-layout.sh", "scripts/backup.sh", "scripts/restore.sh", "scripts/ci-tools.sh", "scripts/lib/common.sh", ".ci/run"]) {
       expect(names).toContain(s);
     }
   });

@@ -3,9 +3,13 @@
  * one): the Bot API steps in order (deleteWebhook, logOut before going local,
  * close before leaving a local server, getMe on the new one), the env file
  * rewritten only after the new server answered, systemctl stop/start around it,
- * and a clear refusal when a step fails.
+ * and a clear refusal when a step fails. The new server is probed first without the token
+ * (GET <root>/ must give telegram-bot-api's 404 envelope), so a local server that is down
+ * refuses the switch before the bot is stopped or logged out (audit of issue 6, gap 6).
+ * The `docket` command itself runs as a process: bad usage exits 2 with the usage line, an
+ * unreadable env file exits 1 saying to run as root, never a stack trace (gap 9).
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync, statSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
@@ -63,12 +67,44 @@ describe("docket mode", () => {
     expect(parseEnv(readFileSync(envFile, "utf8")).BOT_API_MODE).toBe("cloud");
   });
 
-  test("the new server does not answer: refused with a clear sentence, env file unchanged, service not started", async () => {
+  test("the local server is down: refused before anything changed (no stop, no logOut, no call with the token)", async () => {
     const before = readFileSync(envFile, "utf8");
     await local.close();
     const err = await switchMode(opts("local", local.apiRoot)).catch((e) => e);
     expect(err).toBeInstanceOf(ModeSwitchError);
-    expect(err.message).toMatch(/^step 4 failed \(getMe on http:\/\/127\.0\.0\.1:\d+\): network error/);
+    expect(err.message).toMatch(/^step 1 failed \(probe http:\/\/127\.0\.0\.1:\d+\/ \(no token\): the server answers\): no answer from /);
+    expect(err.message).toContain("Nothing was changed. Start the local server first");
+    expect(err.message).not.toContain(cloud.token);
+    expect(cloud.calls).toEqual([]);
+    expect(existsSync(recorder)).toBe(false); // systemctl never called
+    expect(readFileSync(envFile, "utf8")).toBe(before);
+  });
+
+  test("the probe needs a Bot API server: another HTTP service on the port is refused; the probe sends no token", async () => {
+    const seen: string[] = [];
+    const other = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: (req) => (seen.push(new URL(req.url).pathname), new Response("<html>hello</html>", { status: 200 })) });
+    try {
+      const err = await switchMode(opts("local", `http://127.0.0.1:${other.port}`)).catch((e) => e);
+      expect(err).toBeInstanceOf(ModeSwitchError);
+      expect(err.message).toContain("answered HTTP 200");
+      expect(err.message).toContain("not a Bot API server");
+      expect(seen).toEqual(["/"]);
+      expect(cloud.calls).toEqual([]);
+    } finally {
+      other.stop(true);
+    }
+    // The emulator answers GET / as telegram-bot-api does, and the probe leaves no call behind.
+    const res = await fetch(`${local.apiRoot}/`);
+    expect([res.status, await res.json()]).toEqual([404, { ok: false, error_code: 404, description: "Not Found" }]);
+    expect(local.calls).toEqual([]);
+  });
+
+  test("the new server fails getMe after the probe: refused with a clear sentence, env file unchanged, service not started", async () => {
+    const before = readFileSync(envFile, "utf8");
+    local.failNext("getMe", { error_code: 401, description: "Unauthorized: invalid api-id/api-hash" });
+    const err = await switchMode(opts("local", local.apiRoot)).catch((e) => e);
+    expect(err).toBeInstanceOf(ModeSwitchError);
+    expect(err.message).toMatch(/^step 5 failed \(getMe on http:\/\/127\.0\.0\.1:\d+\): 401 Unauthorized: invalid api-id\/api-hash/);
     expect(err.message).toContain("logged out of the cloud (for 10 minutes)");
     expect(err.message).not.toContain(cloud.token);
     expect(readFileSync(envFile, "utf8")).toBe(before);
@@ -79,16 +115,62 @@ describe("docket mode", () => {
     cloud.failNext("deleteWebhook", { error_code: 500, description: "Internal Server Error: restart" });
     const before = readFileSync(envFile, "utf8");
     const err = await switchMode(opts("local", local.apiRoot)).catch((e) => e);
-    expect(err.message).toMatch(/^step 2 failed .*500 Internal Server Error: restart/);
+    expect(err.message).toMatch(/^step 3 failed .*500 Internal Server Error: restart/);
     expect(methods(cloud)).not.toContain("logOut");
     expect(readFileSync(envFile, "utf8")).toBe(before);
   });
 
   test("--dry-run prints the plan and calls nothing", async () => {
     const plan = await switchMode({ ...opts("local", local.apiRoot), dryRun: true });
-    expect(plan).toHaveLength(6);
-    expect(lines[2]).toContain("logOut on");
+    expect(plan).toHaveLength(7);
+    expect(lines[0]).toContain("probe");
+    expect(lines[3]).toContain("logOut on");
     expect(cloud.calls).toHaveLength(0);
     expect(local.calls).toHaveLength(0);
+  });
+});
+
+describe("the docket command (process)", () => {
+  /** Run `bun bot/cli/main.ts ARGS`, optionally under `prefix` (e.g. setpriv to drop root). */
+  const cli = (args: string[], env: Record<string, string> = {}, prefix: string[] = []) => {
+    const p = Bun.spawnSync([...prefix, process.execPath, join(import.meta.dirname, "../../bot/cli/main.ts"), ...args], {
+      env: { ...process.env, DOCKET_ENV_FILE: envFile, ...env },
+      stdout: "pipe",
+      stderr: "pipe",
+      timeout: 30_000,
+    });
+    return { status: p.exitCode, stdout: p.stdout.toString(), stderr: p.stderr.toString() };
+  };
+
+  test("an unknown option or a wrong command: usage, exit 2, no stack trace", () => {
+    for (const args of [["mode", "local", "--frobnicate"], ["mode", "local", "--api-root"], ["mode", "mars"], ["status"]]) {
+      const r = cli(args);
+      expect(r.status, args.join(" ")).toBe(2);
+      expect(r.stderr).toContain("usage: docket mode cloud|local");
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(cli(["mode", "local", "--frobnicate"]).stderr).toContain("--frobnicate");
+  });
+
+  test("an env file it cannot read: exit 1 with one sentence (root-only file → sudo)", () => {
+    const missing = cli(["mode", "local"], { DOCKET_ENV_FILE: join(dir, "nope.env") });
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toBe(`docket mode: ${join(dir, "nope.env")} does not exist: is docket installed (scripts/install.sh)? Another file: --env FILE\n`);
+    // The operator's case: not root, the file is root's with mode 0600. Under root (CI
+    // containers) drop to nobody with setpriv, as root would read any file.
+    const asRoot = process.getuid?.() === 0;
+    if (asRoot && !Bun.which("setpriv")) return void console.warn("[test/cli] root without setpriv: the permission case is not run");
+    const denied = cli(["mode", "local"], { HOME: tmpdir() }, asRoot ? ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups"] : []);
+    expect(denied.stderr).toContain("permission denied (it is root-only, mode 0600); run as root: sudo docket");
+    expect(denied.stderr).not.toMatch(/\n\s+at /);
+    expect(denied.status).toBe(1);
+  });
+
+  test("--dry-run through the command prints the plan and exits 0", () => {
+    const r = cli(["mode", "local", "--dry-run", "--api-root", local.apiRoot]);
+    expect(r.status).toBe(0);
+    expect(r.stdout).toContain("[dry-run] 1. probe");
+    expect(r.stdout).toContain("[dry-run] 4. logOut on");
+    expect(cloud.calls).toEqual([]);
   });
 });
