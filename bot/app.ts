@@ -9,6 +9,7 @@ import { Api, Bot } from "grammy";
 import type { Config } from "./config.ts";
 import { openDb, type OpenDb } from "./db/open.ts";
 import { Delivery } from "./deliver/delivery.ts";
+import { OUTBOX_CLOSE_MS } from "./shutdown.ts";
 import { ChatHolds } from "./deliver/chat-holds.ts";
 import { cloudFetcher } from "./fetch/cloud.ts";
 import { localFetcher } from "./fetch/local.ts";
@@ -83,7 +84,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // Every chat message of a job goes through the outbox: per-chat and bot-wide pacing, 429 holds.
   const outbox = new Outbox({
     logger: log,
-    options: { shutdownTimeoutMs: 10_000 },
+    options: { shutdownTimeoutMs: OUTBOX_CLOSE_MS },
     events: (e) => {
       if (e.type === "ChatHold") {
         holds.note(e.chatId, Date.now() + e.retryAfterMs);

@@ -9,6 +9,7 @@ import { createApp } from "./app.ts";
 import { createLogger } from "./log.ts";
 import { pollConflicts } from "./intake/poll-conflicts.ts";
 import { healthApi, startOpsServer } from "./ops/http.ts";
+import { DRAIN_MS, INTAKE_STOP_MS } from "./shutdown.ts";
 import { startWebhook } from "./intake/webhook.ts";
 import { startPolling } from "./intake/polling.ts";
 import { Api, GrammyError } from "grammy";
@@ -67,8 +68,8 @@ async function main(): Promise<number> {
       log.info({ signal }, "stopping");
       clearInterval(janitorTimer);
       void ops?.stop(true);
-      await Promise.race([runner?.isRunning() ? runner.stop() : undefined, webhook?.stop(), Bun.sleep(3000)]);
-      await app.close(15_000);
+      await Promise.race([runner?.isRunning() ? runner.stop() : undefined, webhook?.stop(), Bun.sleep(INTAKE_STOP_MS)]);
+      await app.close(DRAIN_MS);
       log.info("stopped");
       resolve(code);
     };
