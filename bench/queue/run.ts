@@ -3,6 +3,7 @@
  *
  *   bun bench/queue/run.ts            # everything, ~2 minutes on 2 cores
  *   bun bench/queue/run.ts --quick    # 1 run each, smaller counts (a smoke check of the script)
+ *   bun bench/queue/run.ts --runs 7   # more interleaved runs per cell (steadier medians on a busy machine)
  *
  * 1. Queue: enqueue → claim → complete on a real SQLite file (WAL) — docket's SqliteJobStore
  *    (bot/jobs/sqlite-store.ts) next to plainjob (npm, bun:sqlite) — at 1, 2 and 4 worker
@@ -19,7 +20,8 @@ import { benchIntake, intakeTable, type IntakeCase } from "./intake.ts";
 import { benchQueue, queueTable, type QueueCase } from "./queue.ts";
 
 const quick = process.argv.includes("--quick");
-const RUNS = quick ? 1 : 3;
+const runsArg = process.argv.indexOf("--runs");
+const RUNS = runsArg > 0 ? Math.max(1, Number.parseInt(process.argv[runsArg + 1] ?? "", 10) || 3) : quick ? 1 : 3;
 const JOBS = quick ? 300 : 2000;
 const HISTORY = quick ? 2000 : 20_000;
 const CHATS = 500;

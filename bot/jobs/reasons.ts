@@ -26,7 +26,8 @@ export const REASON_CODES = [
   "pdf_engine_unavailable", // pdf.js could not be loaded (startup self-check failed)
   // processing / delivery
   "processing_timeout", // the processor child exceeded its wall-clock budget
-  "processing_crashed", // the processor child died (crash, out of memory cap)
+  "processing_crashed", // the processor child died (crash, signal, unexpected throw)
+  "too_much_memory", // the processor child passed the memory cap (PROCESS_MEMORY_MB); final, not retried
   "result_too_big", // an output is over the current mode's result-upload limit
   "delivery_failed", // Telegram refused the result upload after the attempt budget
   // user / operator

@@ -1,76 +1,112 @@
 /**
  * The SQLite `JobStore` (bun:sqlite + drizzle-orm). Claims run in IMMEDIATE
  * transactions so two workers (or two processes) never take the same job.
+ * The hot paths (accept, acceptWithinLimits, claims, transition, renew, retryLater,
+ * fail, get) run statements prepared once per store (./sqlite-statements.ts) and
+ * bun:sqlite transaction functions; the rest uses drizzle.
  */
-import { and, asc, desc, eq, gt, gte, inArray, isNull, lte, ne, or, sql } from "drizzle-orm";
+import { Database } from "bun:sqlite";
+import { and, asc, desc, eq, gt, inArray, lte, ne, sql } from "drizzle-orm";
 import type { DocketDb } from "../db/open.ts";
 import { chatSettings, fileJobs, jobResults, type FileJob, type JobResult, type JobState } from "../db/schema.ts";
 import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
-import { ACTIVE_STATES, canTransition, isActive, poolFor } from "./states.ts";
+import { canTransition, isActive } from "./states.ts";
 import type { ReasonCode } from "./reasons.ts";
+import { JobStatements, transitionPatch } from "./sqlite-statements.ts";
 import type { BudgetParams, JobStore, NewJob, NewResult, TransitionPatch, UserLimits } from "./store.ts";
 
-const claimableAt = (nowIso: string) =>
-  and(
-    or(isNull(fileJobs.leaseUntil), lte(fileJobs.leaseUntil, nowIso)),
-    or(isNull(fileJobs.notBefore), lte(fileJobs.notBefore, nowIso)),
-  );
+/** What {@link JobStore.acceptWithinLimits} resolves to. */
+type LimitedAccept = Awaited<ReturnType<JobStore["acceptWithinLimits"]>>;
 
-/** Files refused as too big were never downloaded: they do not count toward bytes per day. */
-const notRefusedTooBig = or(isNull(fileJobs.reason), ne(fileJobs.reason, "too_big"));
+/** The idempotency key of a job, (chat_id, file_unique_id, variant), as bound values (seed 000: UNIQUE key). */
+const jobKey = (job: Pick<NewJob, "chatId" | "fileUniqueId" | "variant">) => ({ chatId: job.chatId, fileUniqueId: job.fileUniqueId, variant: job.variant ?? "default" });
 
-/** The idempotency key of a job: (chat_id, file_unique_id, variant). */
-const sameFile = (job: Pick<NewJob, "chatId" | "fileUniqueId" | "variant">) =>
-  and(eq(fileJobs.chatId, job.chatId), eq(fileJobs.fileUniqueId, job.fileUniqueId), eq(fileJobs.variant, job.variant ?? "default"));
+/** Bound values of {@link JobStatements.insertAccepted}: intake's fields (unknown ones NULL) and `now` as created/updated time. */
+const insertValues = (job: NewJob, now: number) => ({
+  ...jobKey(job),
+  updateId: job.updateId,
+  userId: job.userId,
+  messageId: job.messageId,
+  source: job.source,
+  fileId: job.fileId,
+  declaredName: job.declaredName ?? null,
+  declaredMime: job.declaredMime ?? null,
+  declaredSize: job.declaredSize ?? null,
+  languageCode: job.languageCode ?? null,
+  now: iso(now),
+});
 
-/** States the processing pool works on (bot/jobs/states.ts). */
-const PROCESS_STATES = ACTIVE_STATES.filter((s) => poolFor(s) === "process");
+/** A claim as a bun:sqlite transaction function, run with `BEGIN IMMEDIATE` (Database.transaction). */
+type ClaimTx<A extends unknown[]> = { immediate(...args: A): FileJob | null };
 
 /** {@link JobStore} over one SQLite database. */
 export class SqliteJobStore implements JobStore {
-  /** @param db drizzle handle from `openDb` */
-  constructor(private readonly db: DocketDb) {}
+  private readonly stmts: JobStatements;
+  /** Claim of the download pool, one IMMEDIATE transaction (call `.immediate`). */
+  private readonly claimDownloadTx: ClaimTx<[owner: string, now: number, leaseTtlMs: number, budget: BudgetParams]>;
+  /** Claim of the processing pool, one IMMEDIATE transaction (call `.immediate`). */
+  private readonly claimProcessTx: ClaimTx<[owner: string, now: number, leaseTtlMs: number]>;
+  /** Key lookup, both fairness checks and the INSERT, one IMMEDIATE transaction (call `.immediate`). */
+  private readonly acceptWithinLimitsTx: { immediate(job: NewJob, now: number, limits: UserLimits): LimitedAccept };
+
+  /**
+   * @param db drizzle handle from `openDb`; its bun:sqlite connection (`$client`) runs the prepared hot paths
+   * @throws when the handle has no bun:sqlite connection (e.g. `drizzle.mock()`)
+   */
+  constructor(private readonly db: DocketDb) {
+    // drizzle() puts the connection on the handle as `$client` (not part of the BunSQLiteDatabase type).
+    const sqlite = (db as DocketDb & { $client?: unknown }).$client;
+    if (!(sqlite instanceof Database)) throw new Error("SqliteJobStore: the drizzle handle has no bun:sqlite connection");
+    this.stmts = new JobStatements(sqlite);
+    this.claimDownloadTx = sqlite.transaction((owner: string, now: number, leaseTtlMs: number, budget: BudgetParams) => this.takeDownload(owner, now, leaseTtlMs, budget));
+    this.claimProcessTx = sqlite.transaction((owner: string, now: number, leaseTtlMs: number) => this.takeProcess(owner, now, leaseTtlMs));
+    this.acceptWithinLimitsTx = sqlite.transaction((job: NewJob, now: number, limits: UserLimits) => this.insertWithinLimits(job, now, limits));
+  }
+
+  /** Body of {@link claimDownload}; runs inside its IMMEDIATE transaction. */
+  private takeDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams): FileJob | null {
+    const nowIso = iso(now);
+    const head = this.stmts.downloadHead.get({ now: nowIso });
+    if (!head) return null;
+    const reservation = reservationFor(head.declaredSize, budget.multiplier, budget.modeLimit, budget.total, budget.floor);
+    const used = this.stmts.reservedExcept.get({ id: head.id })?.n ?? 0;
+    if (!fits(used, reservation, budget.total)) return null;
+    return this.stmts.claimDownload.get({ id: head.id, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), reservedBytes: reservation, now: nowIso });
+  }
+
+  /** Body of {@link claimProcess}; runs inside its IMMEDIATE transaction. */
+  private takeProcess(owner: string, now: number, leaseTtlMs: number): FileJob | null {
+    const nowIso = iso(now);
+    const head = this.stmts.processHead.get({ now: nowIso });
+    if (!head) return null;
+    return this.stmts.claimProcess.get({ id: head.id, status: head.status, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: nowIso });
+  }
+
+  /** Body of {@link acceptWithinLimits}; runs inside its IMMEDIATE transaction. */
+  private insertWithinLimits(job: NewJob, now: number, limits: UserLimits): LimitedAccept {
+    const existing = this.stmts.byKey.get(jobKey(job));
+    if (existing) return { job: existing, created: false };
+    const inFlight = this.stmts.inFlight.get({ userId: job.userId })?.n ?? 0;
+    if (inFlight >= limits.maxInFlight) return { refused: { limit: "in_flight", count: inFlight } };
+    const used = this.stmts.bytesSince.get({ userId: job.userId, since: iso(now - 86_400_000) })?.n ?? 0;
+    if (used >= limits.maxBytesPerDay) return { refused: { limit: "bytes_per_day", used } };
+    const inserted = this.stmts.insertAccepted.get(insertValues(job, now));
+    // The key was checked inside this IMMEDIATE transaction, so no other writer can have taken it.
+    if (!inserted) throw new Error("acceptWithinLimits: key conflict inside the transaction");
+    return { job: inserted, created: true };
+  }
 
   async accept(job: NewJob, now: number): Promise<{ job: FileJob; created: boolean }> {
-    const t = iso(now);
-    const inserted = this.db
-      .insert(fileJobs)
-      .values({ ...job, status: "accepted", createdAt: t, updatedAt: t })
-      .onConflictDoNothing()
-      .returning()
-      .all();
-    if (inserted[0]) return { job: inserted[0], created: true };
-    const existing = this.db.select().from(fileJobs).where(sameFile(job)).get();
+    const inserted = this.stmts.insertAccepted.get(insertValues(job, now));
+    if (inserted) return { job: inserted, created: true };
+    const existing = this.stmts.byKey.get(jobKey(job));
     if (!existing) throw new Error("accept: conflict without an existing row");
     return { job: existing, created: false };
   }
 
   async acceptWithinLimits(job: NewJob, now: number, limits: UserLimits) {
-    return this.db.transaction(
-      (tx) => {
-        const existing = tx.select().from(fileJobs).where(sameFile(job)).get();
-        if (existing) return { job: existing, created: false };
-        const inFlight =
-          tx
-            .select({ n: sql<number>`count(*)` })
-            .from(fileJobs)
-            .where(and(eq(fileJobs.userId, job.userId), inArray(fileJobs.status, [...ACTIVE_STATES])))
-            .get()?.n ?? 0;
-        if (inFlight >= limits.maxInFlight) return { refused: { limit: "in_flight" as const, count: inFlight } };
-        const used =
-          tx
-            .select({ n: sql<number>`coalesce(sum(coalesce(${fileJobs.realSize}, ${fileJobs.declaredSize}, 0)), 0)` })
-            .from(fileJobs)
-            .where(and(eq(fileJobs.userId, job.userId), gte(fileJobs.createdAt, iso(now - 86_400_000)), notRefusedTooBig))
-            .get()?.n ?? 0;
-        if (used >= limits.maxBytesPerDay) return { refused: { limit: "bytes_per_day" as const, used } };
-        const t = iso(now);
-        const inserted = tx.insert(fileJobs).values({ ...job, status: "accepted", createdAt: t, updatedAt: t }).returning().get();
-        return { job: inserted, created: true };
-      },
-      { behavior: "immediate" },
-    );
+    return this.acceptWithinLimitsTx.immediate(job, now, limits);
   }
 
   async rearm(id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number): Promise<boolean> {
@@ -110,7 +146,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async get(id: number): Promise<FileJob | undefined> {
-    return this.db.select().from(fileJobs).where(eq(fileJobs.id, id)).get();
+    return this.stmts.byId.get({ id }) ?? undefined;
   }
 
 
@@ -152,116 +188,31 @@ export class SqliteJobStore implements JobStore {
   }
 
   async claimDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams): Promise<FileJob | null> {
-    const nowIso = iso(now);
-    return this.db.transaction(
-      (tx) => {
-        const head = tx
-          .select()
-          .from(fileJobs)
-          .where(and(eq(fileJobs.status, "accepted"), claimableAt(nowIso)))
-          .orderBy(asc(fileJobs.id))
-          .limit(1)
-          .get();
-        if (!head) return null;
-        const reservation = reservationFor(head.declaredSize, budget.multiplier, budget.modeLimit, budget.total, budget.floor);
-        const used = tx
-          .select({ n: sql<number>`coalesce(sum(${fileJobs.reservedBytes}), 0)` })
-          .from(fileJobs)
-          .where(and(gt(fileJobs.reservedBytes, 0), ne(fileJobs.id, head.id)))
-          .get();
-        if (!fits(used?.n ?? 0, reservation, budget.total)) return null;
-        const claimed = tx
-          .update(fileJobs)
-          .set({
-            leaseOwner: owner,
-            leaseUntil: leaseDeadline(now, leaseTtlMs),
-            attempts: sql`${fileJobs.attempts} + 1`,
-            reservedBytes: reservation,
-            notBefore: null,
-            updatedAt: nowIso,
-          })
-          .where(and(eq(fileJobs.id, head.id), eq(fileJobs.status, "accepted")))
-          .returning()
-          .get();
-        return claimed ?? null;
-      },
-      { behavior: "immediate" },
-    );
+    return this.claimDownloadTx.immediate(owner, now, leaseTtlMs, budget);
   }
 
   async claimProcess(owner: string, now: number, leaseTtlMs: number): Promise<FileJob | null> {
-    const nowIso = iso(now);
-    return this.db.transaction(
-      (tx) => {
-        const head = tx
-          .select({ id: fileJobs.id, status: fileJobs.status })
-          .from(fileJobs)
-          .where(and(inArray(fileJobs.status, PROCESS_STATES), claimableAt(nowIso)))
-          .orderBy(asc(fileJobs.id))
-          .limit(1)
-          .get();
-        if (!head) return null;
-        const claimed = tx
-          .update(fileJobs)
-          .set({ leaseOwner: owner, leaseUntil: leaseDeadline(now, leaseTtlMs), attempts: sql`${fileJobs.attempts} + 1`, notBefore: null, updatedAt: nowIso })
-          .where(and(eq(fileJobs.id, head.id), eq(fileJobs.status, head.status)))
-          .returning()
-          .get();
-        return claimed ?? null;
-      },
-      { behavior: "immediate" },
-    );
+    return this.claimProcessTx.immediate(owner, now, leaseTtlMs);
   }
 
   async renew(id: number, owner: string, now: number, leaseTtlMs: number): Promise<boolean> {
-    const r = this.db
-      .update(fileJobs)
-      .set({ leaseUntil: leaseDeadline(now, leaseTtlMs) })
-      .where(and(eq(fileJobs.id, id), eq(fileJobs.leaseOwner, owner), inArray(fileJobs.status, [...ACTIVE_STATES])))
-      .returning({ id: fileJobs.id })
-      .all();
-    return r.length > 0;
+    return this.stmts.renew.run({ id, owner, leaseUntil: leaseDeadline(now, leaseTtlMs) }).changes > 0;
   }
 
   async transition(id: number, from: JobState, to: JobState, owner: string, now: number, patch: TransitionPatch = {}): Promise<boolean> {
     if (!canTransition(from, to)) throw new Error(`illegal transition ${from} → ${to} (job ${id})`);
-    const { keepLease, resetAttempts, ...fields } = patch;
-    const final = !isActive(to);
-    const r = this.db
-      .update(fileJobs)
-      .set({
-        ...fields,
-        status: to,
-        updatedAt: iso(now),
-        ...(keepLease ? {} : { leaseOwner: null, leaseUntil: null }),
-        ...(resetAttempts ? { attempts: 0 } : {}),
-        ...(final ? { finishedAt: iso(now) } : {}),
-      })
-      .where(and(eq(fileJobs.id, id), eq(fileJobs.status, from), eq(fileJobs.leaseOwner, owner)))
-      .returning({ id: fileJobs.id })
-      .all();
-    return r.length > 0;
+    const { shape, values } = transitionPatch(patch, !isActive(to));
+    return this.stmts.transition(shape).run({ ...values, id, from, to, owner, now: iso(now) }).changes > 0;
   }
 
   async retryLater(id: number, state: JobState, owner: string, notBefore: number, detail: string, now: number): Promise<boolean> {
-    const r = this.db
-      .update(fileJobs)
-      .set({ leaseOwner: null, leaseUntil: null, notBefore: iso(notBefore), lastError: detail, updatedAt: iso(now) })
-      .where(and(eq(fileJobs.id, id), eq(fileJobs.status, state), eq(fileJobs.leaseOwner, owner)))
-      .returning({ id: fileJobs.id })
-      .all();
-    return r.length > 0;
+    return this.stmts.retryLater.run({ id, state, owner, notBefore: iso(notBefore), detail, now: iso(now) }).changes > 0;
   }
 
   async fail(id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number): Promise<boolean> {
-    const t = iso(now);
-    const r = this.db
-      .update(fileJobs)
-      .set({ status: "failed", reason, reasonParams: JSON.stringify(params), lastError: detail, leaseOwner: null, leaseUntil: null, updatedAt: t, finishedAt: t })
-      .where(and(eq(fileJobs.id, id), eq(fileJobs.status, from), owner === null ? sql`1 = 1` : eq(fileJobs.leaseOwner, owner)))
-      .returning({ id: fileJobs.id })
-      .all();
-    return r.length > 0;
+    const values = { id, from, reason, params: JSON.stringify(params), detail, now: iso(now) };
+    const r = owner === null ? this.stmts.failAny.run(values) : this.stmts.failHeld.run({ ...values, owner });
+    return r.changes > 0;
   }
 
   async setReservation(id: number, bytes: number): Promise<void> {
@@ -323,5 +274,26 @@ export class SqliteJobStore implements JobStore {
   async countByState(): Promise<Record<string, number>> {
     const rows = this.db.select({ status: fileJobs.status, n: sql<number>`count(*)` }).from(fileJobs).groupBy(fileJobs.status).all();
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
+  async releaseReservation(id: number): Promise<boolean> {
+    const r = this.db
+      .update(fileJobs)
+      .set({ reservedBytes: 0 })
+      .where(and(eq(fileJobs.id, id), gt(fileJobs.reservedBytes, 0), inArray(fileJobs.status, ["ready", "failed", "expired"])))
+      .returning({ id: fileJobs.id })
+      .all();
+    return r.length > 0;
+  }
+
+  /** `UPDATE file_jobs SET reserved_bytes = ? WHERE id = ? AND lease_owner IS ?` (IS: null matches an unheld job). */
+  async setReservationIf(id: number, owner: string | null, bytes: number): Promise<boolean> {
+    const r = this.db
+      .update(fileJobs)
+      .set({ reservedBytes: bytes })
+      .where(and(eq(fileJobs.id, id), sql`${fileJobs.leaseOwner} IS ${owner}`))
+      .returning({ id: fileJobs.id })
+      .all();
+    return r.length > 0;
   }
 }

@@ -114,6 +114,11 @@ export interface JobStore {
   fail(id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number): Promise<boolean>;
   /** Set `reserved_bytes` (refine after download, 0 when files are gone). */
   setReservation(id: number, bytes: number): Promise<void>;
+  /**
+   * Set `reserved_bytes` only while the lease holder is `owner` (null: nobody holds the lease), so a worker
+   * that lost its lease never changes the next holder's reservation; false when no row matched (audit M7).
+   */
+  setReservationIf(id: number, owner: string | null, bytes: number): Promise<boolean>;
   /** Sum of reservations in use, bytes. */
   budgetInUse(): Promise<number>;
   /** 1-based position among waiting (`accepted`/`fetched`) jobs, or null when not waiting. */
@@ -131,4 +136,10 @@ export interface JobStore {
   listByState(states: readonly JobState[]): Promise<FileJob[]>;
   /** Counts per state. */
   countByState(): Promise<Record<string, number>>;
+  /**
+   * `reserved_bytes = 0` only while the job is finished (`ready|failed|expired`), in one
+   * conditional UPDATE, so a job re-armed and claimed meanwhile keeps its new reservation
+   * (janitor). True when a reservation was released.
+   */
+  releaseReservation(id: number): Promise<boolean>;
 }

@@ -5,28 +5,13 @@ import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
 import { openDb, type OpenDb } from "../../bot/db/open.ts";
 import { SqliteJobStore } from "../../bot/jobs/sqlite-store.ts";
-import type { NewJob } from "../../bot/jobs/store.ts";
+import { MB, newJob, T0 } from "./store-fixtures.ts";
 
-const T0 = Date.parse("2026-11-30T10:00:00.000Z");
-const MB = 1 << 20;
 let dir: string;
 let db: OpenDb;
 let store: SqliteJobStore;
 
-const job = (n: number, over: Partial<NewJob> = {}): NewJob => ({
-  updateId: 100 + n,
-  chatId: 42,
-  userId: 42,
-  messageId: n,
-  source: "document",
-  fileId: `F${n}`,
-  fileUniqueId: `U${n}`,
-  declaredName: `f${n}.pdf`,
-  declaredMime: "application/pdf",
-  declaredSize: MB,
-  languageCode: "en",
-  ...over,
-});
+const job = newJob;
 const budget = { total: 10 * MB, multiplier: 2, modeLimit: 20 * MB };
 
 beforeEach(() => {
