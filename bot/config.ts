@@ -106,6 +106,7 @@ const envSchema = z.object({
   MAX_INPUT_PIXELS: positiveInt.prefault("100000000"),
   MAX_OUTPUT_SIDE: positiveInt.prefault("2560"),
   MAX_PDF_PAGES: positiveInt.prefault("500"),
+  MAX_FRAMES: positiveInt.prefault("1000"),
   PDF_PAGE_BUDGET: duration.prefault("2s"),
   RESULT_TTL: duration.prefault("24h"),
   PART_MAX_AGE: duration.prefault("6h"),
@@ -175,6 +176,8 @@ export interface Config {
   readonly maxInputPixels: number;
   readonly maxOutputSide: number;
   readonly maxPdfPages: number;
+  /** Most animation frames converted (GIF/WebP/APNG); above it only frame 1 (audit of issue 5, gap 6). */
+  readonly maxFrames: number;
   readonly pdfPageBudgetMs: number;
   readonly resultTtlMs: number;
   readonly partMaxAgeMs: number;
@@ -253,6 +256,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxInputPixels: e.MAX_INPUT_PIXELS,
     maxOutputSide: e.MAX_OUTPUT_SIDE,
     maxPdfPages: e.MAX_PDF_PAGES,
+    maxFrames: e.MAX_FRAMES,
     pdfPageBudgetMs: e.PDF_PAGE_BUDGET,
     resultTtlMs: e.RESULT_TTL,
     partMaxAgeMs: e.PART_MAX_AGE,

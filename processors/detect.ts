@@ -1,9 +1,10 @@
 /**
  * Content-based type detection (DESIGN.md "type detection": by content, never by
- * name or declared MIME). Order: our own PDF signature scan (field case BR-21 /
- * DESIGN "Known pitfalls": file-type misses `%PDF-` after leading junk), then
- * `file-type` on the file, then small sniffers for what file-type leaves out
- * (SVG/XML text, plain text). The processor's parser open is the final proof.
+ * name or declared MIME). Order: `%PDF-` at byte 0; then `file-type` on the file; then
+ * `%PDF-` later within the first 1024 bytes (field case BR-21 / DESIGN "Known pitfalls":
+ * file-type misses `%PDF-` after leading junk) only when file-type found no type; then small
+ * sniffers for what file-type leaves out (SVG/XML text, plain text). The processor's parser
+ * open is the final proof.
  */
 import { open } from "node:fs/promises";
 import { fileTypeFromFile } from "file-type";
@@ -19,6 +20,8 @@ const KNOWN: Readonly<Record<string, Omit<Detection, "mime">>> = {
   "application/pdf": { kind: "pdf", ext: "pdf", label: "PDF document" },
   "image/jpeg": { kind: "image", ext: "jpg", label: "JPEG image" },
   "image/png": { kind: "image", ext: "png", label: "PNG image" },
+  // file-type names any PNG with an acTL chunk APNG; it is a PNG to the user (docs/processors.md "APNG").
+  "image/apng": { kind: "image", ext: "png", label: "PNG image" },
   "image/gif": { kind: "image", ext: "gif", label: "GIF image" },
   "image/webp": { kind: "image", ext: "webp", label: "WebP image" },
   "image/tiff": { kind: "image", ext: "tif", label: "TIFF image" },
@@ -106,9 +109,15 @@ function looksLikeSvg(head: Uint8Array): boolean {
  */
 export async function detectFile(path: string): Promise<Detection> {
   const head = await readHead(path);
-  if (findPdfSignature(head) >= 0) return describeMime("application/pdf");
+  const pdfAt = findPdfSignature(head);
+  // `%PDF-` at byte 0 is a PDF whatever else matches (file-type may call some PDFs Illustrator files).
+  if (pdfAt === 0) return describeMime("application/pdf");
   const found = head.length > 0 ? await fileTypeFromFile(path) : undefined;
+  // Audit of issue 5, gap 3: `%PDF-` further in counts only when file-type finds no real type
+  // (BR-21: junk before the header); a PNG whose text chunk or a stored ZIP whose member starts
+  // with `%PDF-` is still a PNG / a ZIP.
   if (found && found.mime !== "application/xml") return describeMime(found.mime, found.ext);
+  if (pdfAt > 0) return describeMime("application/pdf");
   if (looksLikeText(head) || found?.mime === "application/xml") {
     if (looksLikeSvg(head)) return describeMime("image/svg+xml");
     return describeMime(found?.mime ?? "text/plain");

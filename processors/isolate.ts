@@ -82,9 +82,10 @@ async function readProgress(stream: ReadableStream<Uint8Array>, onProgress?: (do
  * @param limits wall-clock timeout, memory cap, abort signal
  * @returns the processor's outputs and facts
  * @throws ProcessingError with the processor's own refusal (`encrypted`, `truncated`, …), or
- *   `processing_timeout` ({seconds}) on the wall clock, `processing_crashed` (detail says
- *   "out of memory cap" or the exit code/signal and stderr tail) when the child dies or
- *   exceeds the cap, `cancelled` when `signal` aborts.
+ *   `processing_timeout` ({seconds}) on the wall clock, `too_much_memory` ({limit_mb}) over
+ *   the memory cap, `processing_crashed` when the child dies without a result (detail: exit
+ *   code/signal and stderr tail) or the processor threw something unexpected, `cancelled`
+ *   when `signal` aborts.
  */
 export async function runIsolated(inputPath: string, options: ProcessorOptions, limits: IsolationLimits): Promise<ProcessorResult> {
   if (limits.signal?.aborted) throw new ProcessingError("cancelled", {}, "aborted before start");
@@ -138,9 +139,11 @@ export async function runIsolated(inputPath: string, options: ProcessorOptions, 
   }
   if (killed?.kind === "memory") {
     await rm(resultPath, { force: true });
+    // The same file needs the same memory on every try: its own reason makes it final and the
+    // chat text truthful (audit of issue 5, gap 4); `limit_mb` names the cap.
     throw new ProcessingError(
-      "processing_crashed",
-      {},
+      "too_much_memory",
+      { limit_mb: limits.memoryMb },
       `processor child killed: out of memory cap (RSS ${Math.round(killed.rss / 2 ** 20)} MB > ${limits.memoryMb} MB)`,
     );
   }

@@ -32,6 +32,12 @@ export interface ProcessorOptions {
   readonly maxInputPixels: number;
   /** Longest side of an image output, px. */
   readonly maxOutputSide: number;
+  /**
+   * Most frames of an animation (GIF, WebP, APNG) converted, from the header's frame count before
+   * any decode (config MAX_FRAMES); above it only frame 1 is converted. Default 1000
+   * (processors/image/process-image.ts `DEFAULT_MAX_FRAMES`).
+   */
+  readonly maxFrames?: number;
   /** Maximum PDF pages processed. */
   readonly maxPdfPages: number;
   /** Per-page time budget for PDF work, ms. */

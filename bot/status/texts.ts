@@ -7,16 +7,33 @@ import { t, type Locale } from "../i18n/index.ts";
 import { hasMessage, i18n } from "../i18n/index.ts";
 import { sizeParts } from "../intake/format.ts";
 
-/** One-line summary of processor facts, e.g. "PDF, 3 pages, 1200 characters of text". */
+/**
+ * One-line summary of processor facts, e.g. "PDF, 3 pages, 1200 characters of text", plus what
+ * was left out of the result (audit of issue 5, gap 8; facts from processors/): `framesOutput`
+ * 1 of N → "only page 1 of N converted" (multi-page TIFF) or, with `framesLimit`, "only frame 1
+ * of N converted (the frame limit is M)" (MAX_FRAMES); `previewSkipped` → "no preview: …".
+ * Parts are joined with "; ".
+ */
 export function factsSummary(locale: Locale, facts: Facts): string {
+  const parts: string[] = [];
   if (typeof facts.pages === "number") {
-    return t(locale, "summary-pdf", { pages: facts.pages, chars: typeof facts.textChars === "number" ? facts.textChars : 0 });
-  }
-  if (typeof facts.width === "number" && typeof facts.height === "number") {
+    parts.push(t(locale, "summary-pdf", { pages: facts.pages, chars: typeof facts.textChars === "number" ? facts.textChars : 0 }));
+    if (facts.previewSkipped) parts.push(t(locale, "summary-no-preview"));
+  } else if (typeof facts.width === "number" && typeof facts.height === "number") {
+    const frames = typeof facts.frames === "number" ? facts.frames : 1;
     // Pixel sizes are strings: Fluent would group digits ("1,280").
-    return t(locale, "summary-image", { label: localizedLabel(locale, facts.label), width: String(facts.width), height: String(facts.height), frames: typeof facts.frames === "number" ? facts.frames : 1 });
+    parts.push(t(locale, "summary-image", { label: localizedLabel(locale, facts.label), width: String(facts.width), height: String(facts.height), frames }));
+    if (facts.framesOutput === 1 && frames > 1) {
+      parts.push(
+        typeof facts.framesLimit === "number"
+          ? t(locale, "summary-first-frame-only", { frames, limit: facts.framesLimit })
+          : t(locale, "summary-first-page-only", { frames }),
+      );
+    }
+  } else {
+    parts.push(t(locale, "summary-other", { label: localizedLabel(locale, facts.label) }));
   }
-  return t(locale, "summary-other", { label: localizedLabel(locale, facts.label) });
+  return parts.join("; ");
 }
 
 /**

@@ -22,6 +22,7 @@ import { factsSummary, localizedLabel } from "../status/texts.ts";
 import { redactSecrets } from "../log.ts";
 import { ProcessingError, type Facts, type ProcessorResult } from "../../processors/types.ts";
 import { checkOutputSizes } from "../../processors/output-size.ts";
+import { isRetryableProcessingFailure } from "../../processors/retry-policy.ts";
 import type { Finisher } from "./finisher.ts";
 import { keepLease } from "./lease-keeper.ts";
 import { generatedName, removeJobFiles, type DataPaths } from "./paths.ts";
@@ -76,6 +77,7 @@ export class ProcessStep {
           maxInputPixels: config.maxInputPixels,
           maxOutputSide: config.maxOutputSide,
           maxPdfPages: config.maxPdfPages,
+          maxFrames: config.maxFrames,
           pdfPageBudgetMs: config.pdfPageBudgetMs,
         },
         {
@@ -100,7 +102,7 @@ export class ProcessStep {
         jlog.info({ why: String(controller.signal.reason) }, "processing stopped");
         return;
       }
-      await this.finisher.onFailure(job, state, this.owner, this.classify(err, largestOutput));
+      await this.finisher.onFailure(job, state, this.owner, this.classify(err, largestOutput, job.attempts));
     } finally {
       lease.stop();
     }
@@ -205,14 +207,15 @@ export class ProcessStep {
     await status.final(job, text);
   }
 
-  /** Map an error of the processing step to a failure; `largestOutput` (bytes) names the size of a 413. */
-  private classify(err: unknown, largestOutput: number): TryFailure {
+  /**
+   * Map an error of the processing step to a failure; `largestOutput` (bytes) names the size of a
+   * 413; `attempts` = tries so far, this one included (the wall-clock timeout is retried once).
+   */
+  private classify(err: unknown, largestOutput: number, attempts = 1): TryFailure {
     if (err instanceof ProcessingError) {
-      // A page over its budget fails the same way on every try (same file, same budget): not retryable.
-      // The wall-clock timeout and a crash may be load or memory pressure: retryable.
-      const pageOverrun = err.reason === "processing_timeout" && "page" in err.params;
-      const retryable = (err.reason === "processing_timeout" && !pageOverrun) || err.reason === "processing_crashed";
-      return { reason: err.reason, retryable, params: err.params, detail: err.message };
+      // processors/retry-policy.ts: a page over its budget or the memory cap (too_much_memory) fails the same way on
+      // every try (final at once); the wall clock is retried once; other crashes are retried.
+      return { reason: err.reason, retryable: isRetryableProcessingFailure(err, attempts), params: err.params, detail: err.message };
     }
     if (err instanceof GrammyError) {
       if (err.error_code === 413) return { reason: "result_too_big", retryable: false, params: { size_bytes: largestOutput, limit_bytes: uploadLimit(this.services.config) }, detail: `sendDocument: ${err.description}` };

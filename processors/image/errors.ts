@@ -9,7 +9,7 @@ import type { ReasonCode } from "../../bot/jobs/reasons.ts";
 /** Which reason a libvips message means; `corrupt` when nothing more specific matches. */
 export function reasonForSharpError(message: string): ReasonCode {
   if (/exceeds pixel limit/i.test(message)) return "too_many_pixels";
-  if (/premature end|truncated|unexpected end of file|end of (file|stream)|not enough data|short read/i.test(message)) return "truncated";
+  if (/premature end|truncated|unexpected end of file|end of (file|stream)|not enough data|short read|bad seek/i.test(message)) return "truncated";
   if (/compression format has not been built in|not built with|unsupported.*(codec|compression)/i.test(message)) return "unsupported_type";
   return "corrupt";
 }

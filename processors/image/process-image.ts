@@ -7,19 +7,30 @@
  * - EXIF orientation applied (`autoOrient`, BR-17), metadata stripped (EXIF incl. GPS,
  *   XMP, ICC — sharp's default when no `keepMetadata`/`withMetadata` is asked for);
  * - CMYK and 16-bit converted to 8-bit sRGB (BR-16);
- * - animated GIF/WebP kept as animated WebP (BR-18), multi-page TIFF → page 1;
- * - alpha → PNG, palette → palette PNG, everything else → JPEG; longest side ≤ maxOutputSide.
+ * - animated GIF/WebP/APNG kept as animated WebP (BR-18; APNG frames composed by apng.ts),
+ *   multi-page TIFF → page 1; more frames than `maxFrames` → frame 1 only (facts say so);
+ * - a PNG/GIF/WebP without its end marker is `truncated` (complete.ts);
+ * - palette → lossless WebP (exact pixels), alpha → WebP with alpha kept, everything else →
+ *   JPEG (issue 5 §4: "output WebP or JPEG"); longest side ≤ maxOutputSide.
  */
 import sharp, { type Metadata, type OutputInfo, type Sharp } from "sharp";
 import { join } from "node:path";
 import { detectFile } from "../detect.ts";
 import { outputFile } from "../naming.ts";
 import { ProcessingError, type Facts, type ProcessorOptions, type ProcessorResult } from "../types.ts";
+import { composeApng, parseApng } from "./apng.ts";
 import { decodeBmp, readBmpHeader } from "./bmp.ts";
+import { isCutShort } from "./complete.ts";
 import { sharpFailure, type ImageContext } from "./errors.ts";
 
 /** JPEG/WebP quality of outputs (1–100). */
 const QUALITY = 85;
+/**
+ * Frames of an animation converted when `options.maxFrames` is not given (config MAX_FRAMES).
+ * Frame count is read from the header; above the cap only frame 1 is converted, so a GIF of a
+ * million 1×1 frames (tiny in pixels) cannot keep the decoder busy for minutes (audit gap 6).
+ */
+export const DEFAULT_MAX_FRAMES = 1000;
 
 /** Size of the image as displayed: EXIF orientations 5–8 swap width and height (BR-17). */
 export function displayedSize(width: number, height: number, orientation: number | undefined): { width: number; height: number } {
@@ -43,14 +54,26 @@ function checkPixels(width: number, frameHeight: number, frames: number, limit: 
   }
 }
 
-/** Output encoding chosen for an input. */
-type OutputKind = "jpeg" | "png" | "webp";
+/** Output encoding chosen for an input: JPEG, lossy WebP (animation, alpha) or lossless WebP (palette). */
+type OutputKind = "jpeg" | "webp" | "webp-lossless";
 
-/** Pick the output format: animation → WebP, alpha or palette → PNG, else JPEG. */
+/**
+ * Pick the output format (issue 5 §4: "output WebP or JPEG"): a palette image → lossless WebP
+ * (its few colours come out exactly, and small); animation or alpha → WebP (alpha kept); else JPEG.
+ */
 function chooseOutput(animated: boolean, meta: Metadata): OutputKind {
-  if (animated) return "webp";
-  if (meta.hasAlpha || meta.isPalette) return "png";
+  if (meta.isPalette) return "webp-lossless";
+  if (animated || meta.hasAlpha) return "webp";
   return "jpeg";
+}
+
+/** The animation of an APNG (null when it has fewer than 2 frames); a malformed one is `corrupt`. */
+function readApng(bytes: Uint8Array, ctx: ImageContext): ReturnType<typeof parseApng> {
+  try {
+    return parseApng(bytes);
+  } catch (err) {
+    throw new ProcessingError("corrupt", { ext: ctx.ext, label: ctx.label, size: "none" }, (err as Error).message);
+  }
 }
 
 /** Header facts of a sharp-readable input (read without decoding pixels: limit disabled on purpose). */
@@ -65,9 +88,10 @@ async function readHeader(input: string, ctx: ImageContext): Promise<Metadata> {
 /**
  * Process an image file.
  * @param inputPath the source image
- * @param options maxInputPixels (pixel limit), maxOutputSide (px) and workDir
+ * @param options maxInputPixels (pixel limit), maxOutputSide (px), maxFrames (frames) and workDir
  * @throws ProcessingError `too_many_pixels` ({width, height, megapixels, limit} — MP),
- *   `truncated` / `corrupt` ({ext, label, size "W×H" or "none"}), `unsupported_type`
+ *   `truncated` (also a PNG/GIF/WebP without its end marker) / `corrupt` ({ext, label,
+ *   size "W×H" or "none"}), `unsupported_type`
  *   (HEIC/HEVC that this libvips cannot decode)
  */
 export async function processImage(inputPath: string, options: ProcessorOptions): Promise<ProcessorResult> {
@@ -80,6 +104,13 @@ export async function processImage(inputPath: string, options: ProcessorOptions)
   let orientation: number | undefined;
   let storedWidth: number;
   let frameHeight: number;
+  const maxFrames = options.maxFrames ?? DEFAULT_MAX_FRAMES;
+
+  if (await isCutShort(inputPath, detection.ext)) {
+    const head = detection.ext === "bmp" ? null : await readHeader(inputPath, ctx0).catch(() => null);
+    const size = head?.width && head.height ? `${head.width}×${head.pageHeight ?? head.height}` : "none";
+    throw new ProcessingError("truncated", { ext: detection.ext, label: detection.label, size }, `${detection.label} has no end marker (cut short)`);
+  }
 
   if (detection.ext === "bmp") {
     const bytes = await Bun.file(inputPath).bytes();
@@ -92,14 +123,31 @@ export async function processImage(inputPath: string, options: ProcessorOptions)
     frameHeight = raw.height;
   } else {
     meta = await readHeader(inputPath, ctx0);
-    frames = meta.pages ?? 1;
+    // libvips reads only an APNG's default image; the frames come from apng.ts.
+    const apng = detection.mime === "image/apng" ? readApng(await Bun.file(inputPath).bytes(), ctx0) : null;
+    frames = apng?.frames.length ?? meta.pages ?? 1;
     storedWidth = meta.width ?? 0;
-    frameHeight = meta.pageHeight ?? (frames > 1 ? Math.round((meta.height ?? 0) / frames) : (meta.height ?? 0));
-    // GIF/WebP animation is kept; other multi-page formats (TIFF) give page 1 only.
-    animated = frames > 1 && (meta.format === "gif" || meta.format === "webp");
+    frameHeight = meta.pageHeight ?? (frames > 1 && !apng ? Math.round((meta.height ?? 0) / frames) : (meta.height ?? 0));
+    // GIF/WebP/APNG animation is kept up to maxFrames; other multi-page formats (TIFF) give page 1 only.
+    animated = frames > 1 && frames <= maxFrames && (meta.format === "gif" || meta.format === "webp" || apng !== null);
     checkPixels(storedWidth, frameHeight, animated ? frames : 1, options.maxInputPixels);
     orientation = meta.orientation;
-    pipeline = sharp(inputPath, { limitInputPixels: options.maxInputPixels, animated, failOn: "error" });
+    if (apng && animated) {
+      let data: Buffer;
+      try {
+        data = await composeApng(apng, options.maxInputPixels);
+      } catch (err) {
+        throw sharpFailure(err, { ...ctx0, width: storedWidth, height: frameHeight });
+      }
+      meta = { ...meta, hasAlpha: true, isPalette: false, delay: apng.frames.map((f) => f.delayMs), loop: apng.plays };
+      // Through a lossless animated WebP: sharp's resize drops the page height of raw input, but
+      // keeps the frames of an animated image it loaded (the GIF/WebP path below).
+      const raw = { width: apng.width, height: apng.height * frames, channels: 4 as const, pageHeight: apng.height };
+      const anim = await sharp(data, { raw, limitInputPixels: options.maxInputPixels }).webp({ lossless: true, effort: 0, loop: meta.loop, delay: meta.delay }).toBuffer();
+      pipeline = sharp(anim, { limitInputPixels: options.maxInputPixels, animated: true });
+    } else {
+      pipeline = sharp(inputPath, { limitInputPixels: options.maxInputPixels, animated, failOn: "error" });
+    }
   }
 
   const shown = displayedSize(storedWidth, frameHeight, orientation);
@@ -109,11 +157,13 @@ export async function processImage(inputPath: string, options: ProcessorOptions)
     .autoOrient()
     .resize({ width: options.maxOutputSide, height: options.maxOutputSide, fit: "inside", withoutEnlargement: true })
     .toColourspace("srgb");
+  const timing = animated ? { loop: meta.loop ?? 0, ...(meta.delay ? { delay: meta.delay } : {}) } : {};
   if (kind === "jpeg") pipeline = pipeline.jpeg({ quality: QUALITY, mozjpeg: true });
-  else if (kind === "png") pipeline = pipeline.png({ palette: meta.isPalette === true, compressionLevel: 9 });
-  else pipeline = pipeline.webp({ quality: QUALITY, loop: meta.loop ?? 0, ...(meta.delay ? { delay: meta.delay } : {}) });
+  else if (kind === "webp-lossless") pipeline = pipeline.webp({ lossless: true, effort: 4, ...timing });
+  else pipeline = pipeline.webp({ quality: QUALITY, alphaQuality: 100, ...timing });
 
-  const ext = kind === "jpeg" ? "jpg" : kind;
+  const format = kind === "jpeg" ? "jpeg" : "webp";
+  const ext = kind === "jpeg" ? "jpg" : "webp";
   const diskName = `image.${ext}`;
   let info: OutputInfo;
   try {
@@ -132,16 +182,18 @@ export async function processImage(inputPath: string, options: ProcessorOptions)
     height: shown.height,
     ...(frames > 1 ? { frames } : {}),
     ...(frames > 1 && !animated ? { framesOutput: 1 } : {}),
+    // Why only frame 1 of an animation was converted (chat: bot/status/texts.ts factsSummary).
+    ...(frames > maxFrames && frames > 1 && !animated && (meta.format === "gif" || meta.format === "webp" || detection.mime === "image/apng") ? { framesLimit: maxFrames } : {}),
     space: meta.space,
     channels: meta.channels,
     ...(meta.depth ? { depth: meta.depth } : {}),
     hasAlpha: meta.hasAlpha === true,
     ...(meta.isPalette ? { palette: true } : {}),
     ...(orientation && orientation !== 1 ? { exifOrientation: orientation } : {}),
-    outputFormat: kind,
+    outputFormat: format,
     outputWidth: info.width,
     outputHeight: info.pageHeight ?? info.height,
   };
-  const output = await outputFile(options, diskName, `.${ext}`, `image/${kind}`, "image");
+  const output = await outputFile(options, diskName, `.${ext}`, `image/${format}`, "image");
   return { outputs: [output], facts: facts as Facts };
 }

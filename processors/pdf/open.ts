@@ -2,6 +2,7 @@
  * Open a PDF with pdf.js and turn its failures into reason codes
  * (fixture README "Reject reasons"; field case BR-09 for passwords).
  */
+import { open, type FileHandle } from "node:fs/promises";
 import { ProcessingError } from "../types.ts";
 import { loadPdfJs, standardFontDir, type PdfJs } from "./engine.ts";
 import { startPageWorker, type PageWorker } from "./page-worker.ts";
@@ -13,6 +14,8 @@ export interface OpenPdf {
   readonly doc: Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>;
   /** Where pdf.js parses this document's pages; `worker.stop()` ends a page over its budget. */
   readonly worker: PageWorker;
+  /** Closes the file the document is read from (range mode); called by {@link closePdf}. */
+  readonly release: () => Promise<void>;
 }
 
 /**
@@ -25,6 +28,7 @@ export async function closePdf(pdf: OpenPdf): Promise<void> {
   if (!pdf.worker.stopped) await pdf.task.destroy();
   else if (pdf.worker.mode === "in-process") void pdf.task.destroy().catch(() => undefined);
   pdf.worker.stop();
+  await pdf.release();
 }
 
 /** Latin-1 view of bytes for cheap marker searches. */
@@ -32,26 +36,68 @@ function latin1(bytes: Uint8Array): string {
   return new TextDecoder("latin1").decode(bytes);
 }
 
+/** Bytes of the head read to look for objects when pdf.js cannot open a file. */
+const CLASSIFY_HEAD_BYTES = 1 << 20;
+/** Bytes of the tail read to look for `%%EOF`/`startxref` (a trailer fits in far less). */
+const CLASSIFY_TAIL_BYTES = 2048;
+
 /**
  * Classify bytes pdf.js could not open: objects present but no `%%EOF`/`startxref`
  * → `truncated` (cut short); no object at all after the header → `corrupt`.
+ * @param head the file's first bytes (up to 1 MiB is enough: objects start right after the header)
+ * @param tail the file's last bytes (2 KiB); defaults to the end of `head` for a small file read whole
  */
-export function classifyUnreadablePdf(bytes: Uint8Array): "truncated" | "corrupt" {
-  const text = latin1(bytes);
-  const hasObjects = /\d+\s+\d+\s+obj\b/.test(text);
-  const tail = text.slice(-2048);
-  const hasEnd = tail.includes("%%EOF") || tail.includes("startxref");
+export function classifyUnreadablePdf(head: Uint8Array, tail: Uint8Array = head.subarray(Math.max(0, head.length - CLASSIFY_TAIL_BYTES))): "truncated" | "corrupt" {
+  const hasObjects = /\d+\s+\d+\s+obj\b/.test(latin1(head));
+  const end = latin1(tail);
+  const hasEnd = end.includes("%%EOF") || end.includes("startxref");
   return hasObjects && !hasEnd ? "truncated" : "corrupt";
 }
 
+/** Read `length` bytes at `position` of an open file (fewer at the end). */
+async function readAt(fh: FileHandle, position: number, length: number): Promise<Uint8Array> {
+  const buf = new Uint8Array(length);
+  const { bytesRead } = await fh.read(buf, 0, length, position);
+  return buf.subarray(0, bytesRead);
+}
+
+/** Classify an unreadable PDF on disk from its head and tail only (never the whole file: it may be GBs). */
+async function classifyFile(path: string): Promise<"truncated" | "corrupt"> {
+  const fh = await open(path, "r");
+  try {
+    const { size } = await fh.stat();
+    const head = await readAt(fh, 0, Math.min(size, CLASSIFY_HEAD_BYTES));
+    const tail = await readAt(fh, Math.max(0, size - CLASSIFY_TAIL_BYTES), Math.min(size, CLASSIFY_TAIL_BYTES));
+    return classifyUnreadablePdf(head, tail);
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Limits pdf.js applies while parsing (from the processor options). */
+export interface OpenPdfLimits {
+  /**
+   * Largest image (width × height, pixels) pdf.js decodes; bigger images are skipped, not
+   * decoded (pdf.js `maxImageSize`). Same number as the image processor's `maxInputPixels`
+   * (audit of issue 5, gap 4: a 40000×40000 image XObject otherwise fills the memory cap).
+   */
+  readonly maxImagePixels?: number;
+}
+
 /**
- * Open PDF bytes. An empty user password is tried implicitly by pdf.js (BR-09: owner-only
+ * Open a PDF. An empty user password is tried implicitly by pdf.js (BR-09: owner-only
  * encryption opens); broken xref tables are rebuilt by pdf.js where it can.
  * Each document gets its own page worker (page-worker.ts: a thread, so budgets can stop it).
+ *
+ * A path is read by ranges (pdf.js `PDFDataRangeTransport`, `disableAutoFetch`): only the
+ * parts pdf.js asks for are read, so a valid 2 GB PDF (local Bot API mode) does not have to
+ * fit in the child's memory cap (audit of issue 5, gap 2). Bytes are copied once (pdf.js takes
+ * ownership of what it gets; tests and the bench pass small buffers).
+ * @param source absolute path of the PDF, or its bytes
  * @throws ProcessingError `encrypted` (user password needed), `truncated`, `corrupt`,
  *   `pdf_engine_unavailable`
  */
-export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
+export async function openPdf(source: Uint8Array | string, limits: OpenPdfLimits = {}): Promise<OpenPdf> {
   const pdfjs = await loadPdfJs();
   let fonts: string;
   try {
@@ -59,22 +105,28 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
   } catch (err) {
     throw new ProcessingError("pdf_engine_unavailable", {}, `pdf.js standard fonts cannot be resolved: ${(err as Error).message}`);
   }
+  const fh = typeof source === "string" ? await open(source, "r") : null;
   const worker = await startPageWorker(pdfjs);
-  // pdf.js may transfer/detach the buffer it gets; keep our own copy for classification.
+  const input = fh ? { range: await fileRangeTransport(pdfjs, fh), disableAutoFetch: true, disableStream: true } : { data: new Uint8Array(source as Uint8Array) };
   const task = pdfjs.getDocument({
     ...(worker.handle ? { worker: worker.handle } : {}),
-    data: new Uint8Array(bytes), // a plain copy (a Buffer's slice() is a view, and pdf.js refuses Buffers)
+    ...input,
     standardFontDataUrl: fonts,
     verbosity: pdfjs.VerbosityLevel.ERRORS,
     disableFontFace: true,
     useSystemFonts: false,
+    ...(limits.maxImagePixels ? { maxImageSize: limits.maxImagePixels } : {}),
   });
+  const release = async (): Promise<void> => {
+    await fh?.close().catch(() => undefined);
+  };
   // No onPassword handler: pdf.js then rejects with PasswordException ("No password given").
   try {
-    return { pdfjs, task, doc: await task.promise, worker };
+    return { pdfjs, task, doc: await task.promise, worker, release };
   } catch (err) {
     await task.destroy();
     worker.stop();
+    await release();
     if (err instanceof pdfjs.PasswordException || (err as Error)?.name === "PasswordException") {
       throw new ProcessingError("encrypted", {}, `pdf.js: ${(err as Error).message}`);
     }
@@ -82,7 +134,29 @@ export async function openPdf(bytes: Uint8Array): Promise<OpenPdf> {
       // BR-11: the engine, not the file, is broken.
       throw new ProcessingError("pdf_engine_unavailable", {}, `pdf.js worker: ${(err as Error).message}`);
     }
-    const reason = classifyUnreadablePdf(bytes);
+    const reason = typeof source === "string" ? await classifyFile(source) : classifyUnreadablePdf(source);
     throw new ProcessingError(reason, { ext: "pdf", label: "PDF document", size: "none" }, `pdf.js: ${(err as Error)?.name}: ${(err as Error)?.message}`);
   }
+}
+
+/**
+ * A pdf.js range transport over an open file: each `requestDataRange(begin, end)` is one
+ * positioned read answered with `onDataRange`. Read errors answer with an empty chunk, which
+ * pdf.js reports as a broken file (the open then fails as `corrupt`/`truncated`).
+ */
+async function fileRangeTransport(pdfjs: PdfJs, fh: FileHandle): Promise<InstanceType<PdfJs["PDFDataRangeTransport"]>> {
+  const { size } = await fh.stat();
+  class FileRangeTransport extends pdfjs.PDFDataRangeTransport {
+    override requestDataRange(begin: number, end: number): void {
+      const answer = (chunk: Uint8Array): void => {
+        try {
+          this.onDataRange(begin, chunk);
+        } catch {
+          // The document was destroyed meanwhile (closePdf after a budget stop): nobody waits.
+        }
+      };
+      void readAt(fh, begin, Math.max(0, Math.min(end, size) - begin)).then(answer, () => answer(new Uint8Array(0)));
+    }
+  }
+  return new FileRangeTransport(size, null);
 }

@@ -71,16 +71,29 @@ async function writePagesZip(pdf: OpenPdf, options: ProcessorOptions, maxSide: n
 }
 
 /**
+ * What pdf.js throws after the document opened (a page tree with a bad or missing kid, a
+ * circular reference, an undecodable content stream) is a property of the file, the same on
+ * every try: `corrupt` with the chat params of an unreadable PDF, never a crash that is
+ * retried and blamed on memory (audit of issue 5, gap 1). Our own refusals pass unchanged.
+ */
+function brokenAfterOpen(err: unknown): unknown {
+  if (err instanceof ProcessingError) return err;
+  // A system error of our own writes (ENOSPC, EACCES) is not the file's fault.
+  if (typeof (err as { code?: unknown })?.code === "string" && typeof (err as { syscall?: unknown }).syscall === "string") return err;
+  const what = err instanceof Error ? `${err.name}: ${err.message}` : String(err);
+  return new ProcessingError("corrupt", { ext: "pdf", label: "PDF document", size: "none" }, `pdf.js after open: ${what.slice(0, 300)}`);
+}
+
+/**
  * Process a PDF file.
  * @param inputPath the source (may have junk before `%PDF-`)
  * @param options limits (maxPdfPages, pdfPageBudgetMs, maxOutputSide) and workDir
  * @throws ProcessingError `encrypted`, `truncated`, `corrupt`, `empty` (0 pages),
  *   `too_many_pages` ({pages, limit}), `processing_timeout` (a page over its budget),
- *   `pdf_engine_unavailable`
+ *   `pdf_engine_unavailable`; `corrupt` for anything pdf.js throws after the open
  */
 export async function processPdf(inputPath: string, options: ProcessorOptions): Promise<ProcessorResult> {
-  const bytes = await Bun.file(inputPath).bytes();
-  const pdf = await openPdf(bytes);
+  const pdf = await openPdf(inputPath, { maxImagePixels: options.maxInputPixels });
   try {
     const pages = pdf.doc.numPages;
     if (pages === 0) throw new ProcessingError("empty", { what: "pdf" }, "PDF has 0 pages");
@@ -112,6 +125,8 @@ export async function processPdf(inputPath: string, options: ProcessorOptions): 
     }
     for (const k of Object.keys(facts)) if (facts[k] === undefined) delete facts[k];
     return { outputs, facts: facts as Facts };
+  } catch (err) {
+    throw brokenAfterOpen(err);
   } finally {
     await closePdf(pdf);
   }

@@ -5,7 +5,8 @@
 export { makePdf, type MakePdfOptions, type PdfImage, type PdfEncryption } from "./pdf.ts";
 export { textShowOps, fillOps } from "./heavy-page.ts";
 export { rc4, standardSecurityR2 } from "./pdf-crypt.ts";
-export { encodePng, makeBombPng, type EncodePngOptions, type PngColorType } from "./png.ts";
+export { encodePng, makeBombPng, pngChunk, PNG_SIGNATURE, type EncodePngOptions, type PngColorType } from "./png.ts";
+export { rawPdf, makeBrokenTreePdf, makeFlateBombPdf, writeSparsePdf, makeApng, makeTinyFrameGif, type ApngRegion, makePngWithText, makeStoredZip, type RawPdfObject, type BrokenTree } from "./hostile.ts";
 export { makeJpeg, makePng, makeAnimated, makeScanJpeg, type MakeJpegOptions, type MakePngOptions, type MakeAnimatedOptions } from "./images.ts";
 export { CARD_COLOURS, testCard, scanPage, solid, fillRect, fillCircle, type Raster } from "./raster.ts";
 export { makeDocx, makeXxeSvg, makeTextInvoice } from "./documents.ts";

@@ -6,7 +6,7 @@
 import { crc32, deflateSync } from "node:zlib";
 
 /** PNG signature, 8 bytes (PNG spec §5.2). */
-const PNG_SIGNATURE = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+export const PNG_SIGNATURE = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 
 /** Colour types (PNG spec Table 11.1): 0 gray, 2 RGB, 3 palette, 4 gray+alpha, 6 RGBA. */
 export type PngColorType = 0 | 2 | 3 | 4 | 6;
@@ -37,7 +37,7 @@ export interface EncodePngOptions {
 }
 
 /** One chunk: length, type, data, CRC-32 over type+data (PNG spec §5.3). */
-function chunk(type: string, data: Uint8Array): Uint8Array {
+export function pngChunk(type: string, data: Uint8Array): Uint8Array {
   const out = new Uint8Array(12 + data.length);
   const view = new DataView(out.buffer);
   view.setUint32(0, data.length);
@@ -76,13 +76,13 @@ export function encodePng(options: EncodePngOptions): Uint8Array {
   view.setUint32(0, width);
   view.setUint32(4, height);
   ihdr.set([bitDepth, colorType, 0, 0, 0], 8);
-  const parts = [PNG_SIGNATURE, chunk("IHDR", ihdr)];
+  const parts = [PNG_SIGNATURE, pngChunk("IHDR", ihdr)];
   if (colorType === 3) {
     if (!options.palette?.length) throw new RangeError("encodePng: colour type 3 needs a palette");
-    parts.push(chunk("PLTE", Uint8Array.from(options.palette.flat())));
+    parts.push(pngChunk("PLTE", Uint8Array.from(options.palette.flat())));
   }
-  parts.push(chunk("IDAT", new Uint8Array(deflateSync(filtered, { level: options.level ?? 9 }))));
-  parts.push(chunk("IEND", new Uint8Array(0)));
+  parts.push(pngChunk("IDAT", new Uint8Array(deflateSync(filtered, { level: options.level ?? 9 }))));
+  parts.push(pngChunk("IEND", new Uint8Array(0)));
   return Buffer.concat(parts);
 }
 

@@ -18,13 +18,12 @@ describe("BR-14 decompression bomb", () => {
   test("30000×30000 1-bit PNG (~110 KB) is refused from the header: too_many_pixels with sizes", async () => {
     const bomb = bombPng(30000);
     expect(bomb.length).toBeLessThan(200_000);
-    const t0 = performance.now();
     const err = await refused(processBytes(bomb, "wallpaper.png"));
     expect(err.reason).toBe("too_many_pixels");
     expect(err.params).toEqual({ width: 30000, height: 30000, megapixels: 900, limit: 50 });
+    // Refused from the header, before any decode (900 MP would take seconds and gigabytes). The message
+    // names that path; no wall-clock bound here (project rule: timings belong in bench/, not in tests).
     expect(err.message).toContain("header declares");
-    // Decoding 900 MP would take seconds and gigabytes; a header read takes milliseconds.
-    expect(performance.now() - t0).toBeLessThan(2000);
   });
 
   test("the limit is configurable and a 12 MP photo passes the default test limit", async () => {
@@ -168,16 +167,17 @@ describe("formats and outputs", () => {
     expect(err.reason).toBe("too_many_pixels");
   });
 
-  test("alpha → PNG with alpha kept; palette → palette PNG", async () => {
+  test("alpha → WebP with alpha kept; palette → lossless WebP (issue 5 §4: output WebP or JPEG)", async () => {
     const rgba = await sharp({ create: { width: 32, height: 32, channels: 4, background: { r: 0, g: 128, b: 128, alpha: 0.5 } } }).png().toBuffer();
     const a = await processBytes(rgba, "stamp.png");
-    expect(a.outputs[0]!.mime).toBe("image/png");
+    expect(a.outputs[0]!.mime).toBe("image/webp");
     const am = await sharp(readFileSync(a.outputs[0]!.path)).metadata();
-    expect(am.hasAlpha).toBe(true);
+    expect([am.format, am.hasAlpha]).toEqual(["webp", true]);
     const pal = await sharp({ create: { width: 40, height: 30, channels: 3, background: "#123456" } }).png({ palette: true, colours: 16 }).toBuffer();
     const p = await processBytes(pal, "logo.png");
     expect(p.facts.palette).toBe(true);
-    expect((await sharp(readFileSync(p.outputs[0]!.path)).metadata()).isPalette).toBe(true);
+    expect(p.outputs[0]!.mime).toBe("image/webp");
+    expect(p.outputs[0]!.fileName).toMatch(/\.webp$/);
   });
 
   test("16-bit PNG → 8-bit sRGB output", async () => {

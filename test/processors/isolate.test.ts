@@ -9,6 +9,7 @@ import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { runIsolated, residentBytes } from "../../processors/isolate.ts";
+import { isRetryableProcessingFailure } from "../../processors/retry-policy.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
 import { fixturesDir, haveFixtures, noteIfNoFixtures, makeWorkDir, testOptions } from "./support/fixtures.ts";
@@ -71,11 +72,13 @@ describe("runIsolated", () => {
     expect((await runIsolated(pdf, testOptions(dir), LIMITS)).facts.pages).toBe(2);
   });
 
-  test("allocating past the memory cap → processing_crashed 'out of memory cap'", async () => {
+  test("allocating past the memory cap → too_much_memory {limit_mb} 'out of memory cap', final (not retried)", async () => {
     const { dir, pdf } = setup();
     const err = await refused(runIsolated(pdf, testOptions(dir), { timeoutMs: 20_000, memoryMb: 300, testFault: "allocate" }));
-    expect(err.reason).toBe("processing_crashed");
+    expect(err.reason).toBe("too_much_memory");
+    expect(err.params).toEqual({ limit_mb: 300 });
     expect(err.message).toMatch(/out of memory cap \(RSS \d+ MB > 300 MB\)/);
+    expect(isRetryableProcessingFailure(err, 1)).toBe(false);
   });
 
   test("exit without a result → processing_crashed with the exit code", async () => {
@@ -135,5 +138,6 @@ describe("runIsolated", () => {
     await Promise.all([worker(), worker(), worker()]);
     expect(failures).toEqual([]);
     expect(rows.length).toBeGreaterThan(10);
-  });
+    // A bound, not a delay: ~4 s idle but 35 s on a loaded 2-core machine (a child per row); 60 s is too close.
+  }, 180_000);
 });

@@ -50,6 +50,7 @@ const SAMPLES: Record<ReasonCode, Record<string, string | number>> = {
   pdf_engine_unavailable: {},
   processing_timeout: { seconds: 120 },
   processing_crashed: {},
+  too_much_memory: { limit_mb: 1024 },
   result_too_big: { size: "52.4 MB", limit: "50 MB" },
   delivery_failed: {},
   cancelled: {},

@@ -67,6 +67,10 @@ summary-image = { $label } { $width }×{ $height }{ $frames ->
    *[other] , { $frames } frames
   }
 summary-other = { $label }
+# Appended to a summary when part of the file was left out (audit of issue 5, gap 8).
+summary-first-page-only = only page 1 of { $frames } converted
+summary-first-frame-only = only frame 1 of { $frames } converted (the frame limit is { $limit })
+summary-no-preview = no preview: page 1 took too long to draw
 
 settings-title = What should I do with PDFs in this chat? A change applies to new files; the same file sent again after a change is processed anew.
 settings-pdf-default = Text and a page-1 preview

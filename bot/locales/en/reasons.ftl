@@ -61,7 +61,8 @@ reason-processing_timeout = { $scope ->
     [page] Page { $page } took longer than { $seconds } s to process and was stopped. That page may be too complex; the rest of the file was not processed.
    *[whole] Processing took longer than { $seconds } s and was stopped. The file may be too complex.
 }
-reason-processing_crashed = Processing stopped unexpectedly (the file may need too much memory). Try a smaller file.
+reason-processing_crashed = Processing stopped unexpectedly, and the retries failed too. Please try again later.
+reason-too_much_memory = Processing this file needs more memory than the { $limit_mb } MB limit, so it was stopped. Trying again would not help; a simpler or smaller file may work.
 reason-result_too_big = The result is { $size }, over the { $limit } upload limit.
 reason-delivery_failed = Telegram refused the result; please try again later.
 reason-cancelled = Cancelled.

@@ -68,6 +68,10 @@ summary-image = { $label } { $width }×{ $height }{ $frames ->
    *[other] , кадров: { $frames }
   }
 summary-other = { $label }
+# Дописывается к сводке, когда часть файла не вошла в результат (аудит issue 5, пункт 8).
+summary-first-page-only = преобразована только страница 1 из { $frames }
+summary-first-frame-only = преобразован только кадр 1 из { $frames } (ограничение по числу кадров: { $limit })
+summary-no-preview = без превью: первая страница рисовалась слишком долго
 
 settings-title = Что делать с PDF в этом чате? Изменение применяется к новым файлам; тот же файл после изменения обработается заново.
 settings-pdf-default = Текст и превью первой страницы
