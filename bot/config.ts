@@ -228,7 +228,13 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     throw new ConfigError(problems);
   }
   const e = parsed.data;
-  if (e.WEBHOOK_URL && !e.WEBHOOK_SECRET) throw new ConfigError(["WEBHOOK_SECRET: is required with WEBHOOK_URL (1-256 characters A-Z a-z 0-9 _ -)"]);
+  const crossChecks: string[] = [];
+  if (e.WEBHOOK_URL && !e.WEBHOOK_SECRET) crossChecks.push("WEBHOOK_SECRET: is required with WEBHOOK_URL (1-256 characters A-Z a-z 0-9 _ -)");
+  // Local mode against Telegram's cloud server would refuse every absolute file_path (botapi-facts: --local).
+  if (e.BOT_API_MODE === "local" && new URL(e.BOT_API_ROOT).hostname === "api.telegram.org") {
+    crossChecks.push("BOT_API_ROOT: must point at your local telegram-bot-api server in local mode (e.g. http://127.0.0.1:8081), not api.telegram.org");
+  }
+  if (crossChecks.length > 0) throw new ConfigError(crossChecks);
   return Object.freeze({
     token: e.BOT_TOKEN,
     mode: e.BOT_API_MODE,

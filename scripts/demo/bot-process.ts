@@ -24,7 +24,11 @@ export function botEnv(em: Pick<Emulator, "token" | "apiRoot" | "mode">, dataDir
   };
 }
 
-/** Spawn `bun bot/main.ts` with `env`; output inherited or dropped. */
+/**
+ * Spawn `bun bot/main.ts` with `env`; output inherited or dropped. `--no-env-file`: the demo's
+ * environment is complete, and an operator's `.env` in the checkout (README: `cp .env.example .env`)
+ * must not leak into it (e.g. ALLOWED_USER_IDS would refuse the demo's chat users).
+ */
 export function spawnBot(env: Record<string, string | undefined>, output: "inherit" | "ignore" = "inherit"): ReturnType<typeof Bun.spawn> {
-  return Bun.spawn(["bun", "bot/main.ts"], { cwd: REPO_ROOT, env, stdout: output, stderr: output === "inherit" ? "inherit" : "pipe" });
+  return Bun.spawn(["bun", "--no-env-file", "bot/main.ts"], { cwd: REPO_ROOT, env, stdout: output, stderr: output === "inherit" ? "inherit" : "pipe" });
 }

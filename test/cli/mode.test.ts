@@ -133,7 +133,7 @@ describe("docket mode", () => {
 describe("the docket command (process)", () => {
   /** Run `bun bot/cli/main.ts ARGS`, optionally under `prefix` (e.g. setpriv to drop root). */
   const cli = (args: string[], env: Record<string, string> = {}, prefix: string[] = []) => {
-    const p = Bun.spawnSync([...prefix, process.execPath, join(import.meta.dirname, "../../bot/cli/main.ts"), ...args], {
+    const p = Bun.spawnSync([...prefix, process.execPath, "--no-env-file", join(import.meta.dirname, "../../bot/cli/main.ts"), ...args], {
       env: { ...process.env, DOCKET_ENV_FILE: envFile, ...env },
       stdout: "pipe",
       stderr: "pipe",

@@ -18,7 +18,7 @@ test("a webhook is set and DELETE_WEBHOOK_ON_START=false: exit 1 naming another 
   try {
     expect((await rawCall(em, "setWebhook", { url: "http://127.0.0.1:9/hook" })).body.ok).toBe(true);
     // async spawn: the emulator serves from this process
-    const p = Bun.spawn(["bun", "bot/main.ts"], { cwd: REPO_ROOT, env: botEnv(em, dir, { DELETE_WEBHOOK_ON_START: "false", LOG_LEVEL: "info" }), stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawn(["bun", "--no-env-file", "bot/main.ts"], { cwd: REPO_ROOT, env: botEnv(em, dir, { DELETE_WEBHOOK_ON_START: "false", LOG_LEVEL: "info" }), stdout: "pipe", stderr: "pipe" });
     const killer = setTimeout(() => p.kill("SIGKILL"), 25_000);
     const code = await p.exited;
     clearTimeout(killer);

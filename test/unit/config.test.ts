@@ -50,4 +50,16 @@ describe("loadConfig", () => {
       expect(p).toHaveLength(6);
     }
   });
+  test("settings that contradict each other are named together: local mode on api.telegram.org, a webhook without its secret", () => {
+    try {
+      loadConfig({ BOT_TOKEN: TOKEN, BOT_API_MODE: "local", WEBHOOK_URL: "https://bot.example.org/tg/hook" });
+      expect.unreachable();
+    } catch (err) {
+      expect((err as ConfigError).problems).toEqual([
+        "WEBHOOK_SECRET: is required with WEBHOOK_URL (1-256 characters A-Z a-z 0-9 _ -)",
+        "BOT_API_ROOT: must point at your local telegram-bot-api server in local mode (e.g. http://127.0.0.1:8081), not api.telegram.org",
+      ]);
+    }
+    expect(loadConfig({ BOT_TOKEN: TOKEN, BOT_API_MODE: "local", BOT_API_ROOT: "http://127.0.0.1:8081" }).mode).toBe("local");
+  });
 });
