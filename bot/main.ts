@@ -12,7 +12,7 @@ import { healthApi, startOpsServer } from "./ops/http.ts";
 import { DRAIN_MS, INTAKE_STOP_MS } from "./shutdown.ts";
 import { startWebhook } from "./intake/webhook.ts";
 import { startPolling } from "./intake/polling.ts";
-import { Api, GrammyError } from "grammy";
+import { Api, GrammyError, HttpError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Logger } from "./log.ts";
 import { pdfSelfCheckInChild } from "../processors/isolate.ts";
@@ -99,13 +99,22 @@ async function reachBotApi(api: Api, signal: AbortSignal, log: Logger, deadlineM
         return null;
       }
       if (Date.now() >= until) {
-        log.fatal({ err, attempts: attempt }, `cannot reach the Bot API at BOT_API_ROOT within ${deadlineMs / 1000} s; is the server up (local mode: docker compose ps)?`);
+        log.fatal({ cause: networkCause(err), attempts: attempt }, `cannot reach the Bot API at BOT_API_ROOT within ${deadlineMs / 1000} s (${networkCause(err)}); is the server up (local mode: docker-compose ps)?`);
         return null;
       }
-      log.warn({ err, attempt }, "getMe failed; retrying");
+      log.warn({ cause: networkCause(err), attempt }, `getMe failed (${networkCause(err)}); retrying`);
       await Bun.sleep(Math.min(5000, 500 * 2 ** attempt));
     }
   }
+}
+
+/** The operator-readable cause of a failed request: the network error's code and message, no stack. */
+function networkCause(err: unknown): string {
+  const inner = (err instanceof HttpError ? err.error : err) as { code?: unknown; message?: unknown } | undefined;
+  const code = typeof inner?.code === "string" ? inner.code : "";
+  const message = typeof inner?.message === "string" ? inner.message : "";
+  if (!message) return code || String(err);
+  return code && !message.startsWith(code) ? `${code}: ${message}` : message;
 }
 
 process.exitCode = await main();

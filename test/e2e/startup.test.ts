@@ -29,7 +29,12 @@ test("an unreachable Bot API: 'connecting' first, then exit 1 with a clear fatal
   expect(r.code).toBe(1);
   const lines = r.out.trim().split("\n").map((l) => JSON.parse(l));
   expect(lines[0].msg).toBe("connecting to the Bot API");
-  expect(lines.at(-1).msg).toMatch(/^cannot reach the Bot API at BOT_API_ROOT within 2 s/);
+  expect(lines.at(-1).msg).toMatch(/^cannot reach the Bot API at BOT_API_ROOT within 2 s \(ECONNREFUSED: .+\)/);
+  // Retries name the cause in one line, without a stack trace.
+  const retries = lines.filter((l) => typeof l.msg === "string" && l.msg.startsWith("getMe failed ("));
+  expect(retries.length).toBeGreaterThan(0);
+  expect(retries.every((l) => l.cause.startsWith("ECONNREFUSED") && !("err" in l))).toBe(true);
+  expect(r.out).not.toContain("    at ");
   expect(r.out).not.toContain("AAE-test-token");
 });
 
