@@ -13,6 +13,8 @@
 #   --data-dir DIR           data root (default /var/lib/docket)
 #   --http-port PORT         127.0.0.1 port of /healthz and /metrics (default 8090)
 #   --download-budget SIZE   DOWNLOAD_BUDGET, e.g. 4GB (default 4GB)
+#   --allowed-users IDS      ALLOWED_USER_IDS: comma-separated Telegram user ids that may use the
+#                            bot (default: kept from docket.env; empty = every Telegram user)
 #   --webhook-url URL        webhook mode: public URL Telegram posts updates to (WEBHOOK_URL),
 #                            https://HOST[:443]/PATH; nginx (compose/webhook.yml) serves exactly
 #                            PATH on :443 and the bot listens on it (WEBHOOK_PATH = PATH)
@@ -30,7 +32,8 @@
 #   --skip-packages          do not run apt-get/npm (Bun, Docker and sqlite3 must exist)
 #   --no-start               install everything but do not start units (no health check)
 #   --non-interactive        never prompt; fail if a required value is missing
-#   --dry-run                print every step and command, change nothing
+#   --dry-run                print every step and command, change nothing; checks the same inputs
+#                            as a real run and exits 1 if the real run would stop on one of them
 #   --root DIR               install into a throwaway root (tests): no apt, no accounts, no
 #                            docker, no systemctl unless replaced through the variables below
 #   -h, --help
@@ -45,7 +48,9 @@
 # the local server), checks the new server and rewrites the two keys (docs/local-mode.md).
 #
 # Idempotent: a second run keeps docket.env (only changed flags are applied), reuses the
-# release directory when the source is unchanged, and restarts the service.
+# release directory when the source is unchanged, and restarts the service. Run from an
+# installed release (/opt/docket/releases/X/scripts/install.sh) it reuses release X: that is
+# the rollback (docs/upgrading.md).
 # Exit codes: 1 usage/precondition, 3 not enough disk space, 4 health check failed.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -65,7 +70,7 @@ BOT_API_PORT=8081
 WEBHOOK_PATH=""
 HEALTH_TIMEOUT="${HEALTH_TIMEOUT:-60}"
 
-MODE="" TOKEN_FILE="" API_ID="" API_HASH_FILE="" DATA_DIR="" HTTP_PORT="" BUDGET=""
+MODE="" TOKEN_FILE="" API_ID="" API_HASH_FILE="" DATA_DIR="" HTTP_PORT="" BUDGET="" ALLOWED_USERS=""
 WEBHOOK=0 NO_WEBHOOK=0 WEBHOOK_URL="" WEBHOOK_PORT="" TLS_CERT="" TLS_KEY="" LOGOUT_CLOUD=0
 SKIP_PACKAGES=0 NO_START=0 INTERACTIVE=1
 
@@ -78,6 +83,7 @@ while [ $# -gt 0 ]; do
     --data-dir) DATA_DIR="${2:?}"; shift ;;
     --http-port) HTTP_PORT="${2:?}"; shift ;;
     --download-budget) BUDGET="${2:?}"; shift ;;
+    --allowed-users) ALLOWED_USERS="${2:?--allowed-users needs ids, e.g. 12345,67890}"; shift ;;
     --webhook) WEBHOOK=1 ;;
     --no-webhook) NO_WEBHOOK=1 ;;
     --webhook-url) WEBHOOK_URL="${2:?}"; WEBHOOK=1; shift ;;
@@ -96,6 +102,17 @@ while [ $# -gt 0 ]; do
   shift
 done
 normalize_root
+# Inputs a real run would stop on: a dry run reports each of them and exits 1 at the end,
+# instead of pretending the install would work (a real run dies at the first one).
+DRY_PROBLEMS=()
+need_input() { # need_input MESSAGE — die, or in a dry run record MESSAGE and go on
+  if [ "$DRY_RUN" = 1 ]; then
+    printf 'error (dry run; the real run stops here): %s\n' "$*" >&2
+    DRY_PROBLEMS+=("$*")
+  else
+    die "$@"
+  fi
+}
 # Prompts need a terminal (CI has none: then values must come from flags or the environment).
 if ! (: </dev/tty) 2>/dev/null; then INTERACTIVE=0; fi
 
@@ -162,6 +179,12 @@ HTTP_PORT="${HTTP_PORT:-8090}"
 BUDGET="${BUDGET:-$(existing DOWNLOAD_BUDGET)}"
 BUDGET="${BUDGET:-4GB}"
 parse_bytes "$BUDGET" >/dev/null || die "--download-budget '$BUDGET' is not a size like 4GB"
+# Who may use the bot (bot/config.ts ALLOWED_USER_IDS: empty = every Telegram user).
+if [ -n "$ALLOWED_USERS" ]; then
+  ALLOWED_USERS="${ALLOWED_USERS//[[:space:]]/}"
+  [[ "$ALLOWED_USERS" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--allowed-users '$ALLOWED_USERS' must be comma-separated numeric Telegram user ids, e.g. 12345,67890"
+fi
+ACCESS_IDS="${ALLOWED_USERS:-$(existing ALLOWED_USER_IDS)}"
 BOT_API_DIR="$(existing LOCAL_BOT_API_DIR)"
 BOT_API_DIR="${BOT_API_DIR:-$DEFAULT_DATA_DIR/bot-api}"
 BOT_API_TEMP_DIR="$(existing BOT_API_TEMP_DIR)"
@@ -202,7 +225,7 @@ if [ "$WEBHOOK" = 1 ]; then
 fi
 log "  mode $MODE, data $DATA_DIR, health port $HTTP_PORT, budget $BUDGET, webhook $([ "$WEBHOOK" = 1 ] && echo on || echo off)"
 if [ "$WEBHOOK" = 1 ] && [ "$MODE" = local ]; then
-  warn "webhook with a local Bot API server: the server (in its container) must reach WEBHOOK_URL; long polling is the tested path in local mode (docs/local-mode.md)"
+  warn "webhook with a local Bot API server: the server posts updates from inside its container, so the container must reach WEBHOOK_URL (the host's public name on :443, e.g. through hairpin NAT); this combination is not tested, long polling is the tested path in local mode (docs/local-mode.md)"
 fi
 if [ -n "$ROOT" ]; then log "  throwaway root: $ROOT (host accounts, packages, docker and systemctl are not touched)"; fi
 
@@ -283,14 +306,19 @@ step "configuration in $ETC (docket.env mode 0600)"
 token=""
 token_source=""
 if [ -n "$TOKEN_FILE" ]; then
-  if [ "$TOKEN_FILE" = - ]; then IFS= read -r token || true; else token="$(head -n1 "$TOKEN_FILE")"; fi
+  if [ "$TOKEN_FILE" = - ]; then
+    IFS= read -r token || true
+  else
+    [ -r "$TOKEN_FILE" ] || die "--token-file $TOKEN_FILE is missing or not readable"
+    token="$(head -n1 "$TOKEN_FILE")"
+  fi
   token_source="--token-file"
 elif [ -n "${BOT_TOKEN:-}" ]; then
   token="$BOT_TOKEN"
   token_source="\$BOT_TOKEN"
 elif [ -n "$(existing BOT_TOKEN)" ]; then
   token_source="existing docket.env"
-elif [ "$DRY_RUN" = 1 ]; then
+elif [ "$INTERACTIVE" = 1 ] && [ "$DRY_RUN" = 1 ]; then
   token_source="prompt (skipped in dry-run)"
 elif [ "$INTERACTIVE" = 1 ]; then
   printf 'Bot token from @BotFather (input hidden): ' >/dev/tty
@@ -298,7 +326,8 @@ elif [ "$INTERACTIVE" = 1 ]; then
   printf '\n' >/dev/tty
   token_source="prompt"
 else
-  die "no bot token: pass --token-file FILE or BOT_TOKEN=… (or run interactively)"
+  need_input "no bot token: pass --token-file FILE or BOT_TOKEN=… (or run interactively)"
+  token_source="nowhere (see the error above)"
 fi
 token="${token//[[:space:]]/}"
 if [ -n "$token" ] && [[ ! "$token" =~ ^[0-9]+:[A-Za-z0-9_-]{20,}$ ]]; then
@@ -310,24 +339,29 @@ api_hash=""
 if [ "$MODE" = local ]; then
   API_ID="${API_ID:-${TELEGRAM_API_ID:-$(env_get "$(rp "$ETC/bot-api.env")" TELEGRAM_API_ID)}}"
   if [ -n "$API_HASH_FILE" ]; then
+    [ -r "$API_HASH_FILE" ] || die "--api-hash-file $API_HASH_FILE is missing or not readable"
     api_hash="$(head -n1 "$API_HASH_FILE")"
   elif [ -n "${TELEGRAM_API_HASH:-}" ]; then
     api_hash="$TELEGRAM_API_HASH"
   elif [ -n "$(env_get "$(rp "$ETC/bot-api.env")" TELEGRAM_API_HASH)" ]; then
     :
-  elif [ "$DRY_RUN" != 1 ] && [ "$INTERACTIVE" = 1 ]; then
+  elif [ "$INTERACTIVE" = 1 ] && [ "$DRY_RUN" = 1 ]; then
+    log "  api_hash: prompt (skipped in dry-run)"
+  elif [ "$INTERACTIVE" = 1 ]; then
     printf 'api_hash from my.telegram.org (input hidden): ' >/dev/tty
     IFS= read -rs api_hash </dev/tty || true
     printf '\n' >/dev/tty
-  elif [ "$DRY_RUN" != 1 ]; then
-    die "local mode needs api_hash: --api-hash-file FILE or TELEGRAM_API_HASH=…"
+  else
+    need_input "local mode needs api_hash: --api-hash-file FILE or TELEGRAM_API_HASH=…"
   fi
-  if [ -z "$API_ID" ] && [ "$DRY_RUN" != 1 ]; then
-    if [ "$INTERACTIVE" = 1 ]; then
+  if [ -z "$API_ID" ]; then
+    if [ "$INTERACTIVE" = 1 ] && [ "$DRY_RUN" = 1 ]; then
+      log "  api_id: prompt (skipped in dry-run)"
+    elif [ "$INTERACTIVE" = 1 ]; then
       printf 'api_id from my.telegram.org: ' >/dev/tty
       IFS= read -r API_ID </dev/tty || true
     else
-      die "local mode needs --api-id"
+      need_input "local mode needs --api-id"
     fi
   fi
   if [ -n "$API_ID" ] && [[ ! "$API_ID" =~ ^[0-9]+$ ]]; then die "--api-id must be a number"; fi
@@ -352,7 +386,9 @@ render_env() {
   else
     cat >"$tmp" <<'HEADER'
 # docket configuration (EnvironmentFile of docket*.service). Mode 0600, owner root.
-# Every key is described in docs/install.md and docs/local-mode.md; sizes take units (20MB, 4GB).
+# Every key, its default and unit: /opt/docket/current/docs/configuration.md (all keys with
+# their defaults: /opt/docket/current/.env.example). Sizes take units (20MB, 4GB). Quote a
+# value with spaces (BACKUP_ARGS="--with-results --keep 14"): this file is also read by sh.
 HEADER
   fi
   set_key() { env_set_line "$tmp" "$1" "$2" >"$tmp.new" && mv "$tmp.new" "$tmp"; }
@@ -368,8 +404,15 @@ HEADER
   set_key BOT_API_TEMP_DIR "$BOT_API_TEMP_DIR"
   set_key HTTP_PORT "$HTTP_PORT"
   set_key DOWNLOAD_BUDGET "$BUDGET"
+  if [ -n "$ALLOWED_USERS" ]; then
+    set_key ALLOWED_USER_IDS "$ALLOWED_USERS"
+  elif [ ! -r "$ENV_FILE" ]; then
+    # A new file only: in an existing one an empty key could override a drop-in's Environment=.
+    set_key ALLOWED_USER_IDS ""
+  fi
   [ -n "$(env_get "$tmp" BACKUP_KEEP)" ] || set_key BACKUP_KEEP 7
-  grep -q '^BACKUP_ARGS=' "$tmp" || set_key BACKUP_ARGS ""
+  # Quoted: the value holds spaces once flags are added, and docket.env is also sourced by sh.
+  grep -q '^BACKUP_ARGS=' "$tmp" || set_key BACKUP_ARGS '""'
   if [ "$WEBHOOK" = 1 ]; then
     set_key WEBHOOK_URL "$WEBHOOK_URL"
     set_key WEBHOOK_SECRET "$webhook_secret"
@@ -445,12 +488,14 @@ if [ "$layout_status" -ne 0 ]; then exit "$layout_status"; fi
 
 # ---------------------------------------------------------------------------------------------
 step "application into $APP_DIR (release directory + 'current' link)"
-# Release id = version + hash of the shipped files: unchanged source → same directory.
+# Release id = version + hash of the shipped files: unchanged source → same directory. A
+# release's own marker (.complete) is not shipped, so install.sh run from an installed release
+# hashes to that same release and reuses it (the rollback in docs/upgrading.md).
 # Never shipped: dependencies, history, data, tests, and .env files other than .env.example
 # (Bun loads .env from the WorkingDirectory: a developer's .env would override docket.env).
 ship_list() {
   (cd "$SRC" && find . \( -path ./node_modules -o -path ./.git -o -path ./var -o -path ./samples \
-    -o -path ./bench -o -path ./test -o -path ./coverage \) -prune -o \
+    -o -path ./bench -o -path ./test -o -path ./coverage -o -path ./.complete \) -prune -o \
     \( -name '.env*' ! -name .env.example \) -prune -o -type f -print | LC_ALL=C sort)
 }
 version="$(sed -n 's/^[[:space:]]*"version":[[:space:]]*"\([^"]*\)".*/\1/p' "$SRC/package.json" | head -n1)"
@@ -458,7 +503,9 @@ content_hash="$(cd "$SRC" && ship_list | tr '\n' '\0' | xargs -0 sha256sum | sha
 release="${version:-0}-$content_hash"
 release_dir="$(rp "$APP_DIR/releases/$release")"
 if [ -d "$release_dir" ] && [ -f "$release_dir/.complete" ]; then
-  log "  = release $release already installed"
+  log "  = release $release already installed (reused: no copy, no bun install)"
+  # Newest by mtime again, so the rotation below ranks a rolled-back release as recent.
+  run touch "$release_dir"
 else
   run rm -rf "$release_dir.tmp" # leftovers of an interrupted run
   run mkdir -p "$release_dir.tmp"
@@ -620,14 +667,23 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 step "next steps"
+if [ "$DRY_RUN" = 1 ]; then installed="would be installed"; else installed="is installed"; fi
 cat >&2 <<EOF
-  docket $release is installed ($MODE mode).
+  docket $release $installed ($MODE mode).
   - Logs:            journalctl -u docket.service -f
   - Health/metrics:  curl http://127.0.0.1:$HTTP_PORT/healthz ; curl http://127.0.0.1:$HTTP_PORT/metrics
   - Configuration:   $ETC/docket.env (then: systemctl restart docket.service)
   - Backups:         nightly to $DATA_DIR/backups (docs/backup.md); hooks in $ETC/backup/{pre.d,post.d}
   - Failure hook:    put an executable at $ETC/hooks/on-failure (gets the failed unit's name)
 EOF
+if [ -z "$ACCESS_IDS" ]; then
+  cat >&2 <<EOF
+  - Access:          ALLOWED_USER_IDS is empty, so EVERY Telegram user can use this bot. Limit it:
+                     scripts/install.sh --allowed-users ID[,ID…] (or edit $ETC/docket.env and restart)
+EOF
+else
+  log "  - Access:          only ALLOWED_USER_IDS=$ACCESS_IDS (and ADMIN_USER_IDS) may use the bot"
+fi
 if [ "$MODE" = local ]; then
   cat >&2 <<EOF
   - Local mode: the bot must have been logged out of api.telegram.org once (--logout-cloud, or
@@ -637,7 +693,7 @@ fi
 if [ "$SWITCH" = 1 ] && [ "$MODE" = cloud ]; then
   cat >&2 <<EOF
   - The local Bot API server still runs (the bot is closed on it). Stop it when you no longer
-    need it: docker compose -p docket -f $APP_DIR/current/compose/docker-compose.yml --env-file $ETC/compose.env stop bot-api
+    need it: ${COMPOSE_CMD[*]:-docker compose} -p docket -f $APP_DIR/current/compose/docker-compose.yml --env-file $ETC/compose.env stop bot-api
 EOF
 fi
 if [ "$WEBHOOK" = 1 ]; then
@@ -647,5 +703,12 @@ if [ "$WEBHOOK" = 1 ]; then
     scripts/install.sh --no-webhook
 EOF
 fi
-if [ "$DRY_RUN" = 1 ]; then log "dry run: nothing was changed"; fi
+if [ "$DRY_RUN" = 1 ]; then
+  log "dry run: nothing was changed"
+  if [ "${#DRY_PROBLEMS[@]}" -gt 0 ]; then
+    log "dry run: the real run would stop with:"
+    for p in "${DRY_PROBLEMS[@]}"; do log "  - $p"; done
+    exit 1
+  fi
+fi
 log "done"

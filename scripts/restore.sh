@@ -75,6 +75,7 @@ stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 RESUME_UNITS=(docket.service docket-janitor.timer docket-backup.timer)
 ONESHOTS=(docket-janitor.service docket-backup.service)
 was_active=()
+moved_aside=() # what this run moved aside, for the final message (nothing on an empty data dir)
 
 step "stop docket.service, the janitor and backup timers and their services"
 if [ "$SERVICE" = 1 ]; then
@@ -99,6 +100,7 @@ for f in "$target" "$target-wal" "$target-shm" "$target-journal"; do
     run mv "$f" "$aside/"
   fi
 done
+if [ -d "$aside" ] || { [ "$DRY_RUN" = 1 ] && [ -e "$target" ]; }; then moved_aside+=("$DATA_DIR/db/pre-restore-$stamp/"); fi
 run cp "$src_db" "$target.restoring"
 run chmod 0640 "$target.restoring"
 if user_exists docket; then run chown docket:docket "$target.restoring"; else skip "chown docket (no such user)"; fi
@@ -112,7 +114,10 @@ fi
 step "results"
 if [ "$WITH_RESULTS" = 1 ]; then
   results="$(rp "$DATA_DIR/results")"
-  if [ -e "$results" ]; then run mv "$results" "$results.pre-restore-$stamp"; fi
+  if [ -e "$results" ]; then
+    run mv "$results" "$results.pre-restore-$stamp"
+    moved_aside+=("$DATA_DIR/results.pre-restore-$stamp/")
+  fi
   run tar -C "$(rp "$DATA_DIR")" -xf "$src_dir/results.tar"
   if user_exists docket; then run chown -R docket:docket "$results"; fi
 else
@@ -132,4 +137,8 @@ if [ "$SERVICE" = 1 ]; then
 else
   skip "--no-service"
 fi
-log "restore done from $BACKUP; previous files: db/pre-restore-$stamp/ and results.pre-restore-$stamp (delete them once the bot is fine)"
+if [ "${#moved_aside[@]}" -gt 0 ]; then
+  log "restore done from $BACKUP; previous files moved aside: ${moved_aside[*]} (delete them once the bot is fine)"
+else
+  log "restore done from $BACKUP; nothing was there before, so nothing was moved aside"
+fi

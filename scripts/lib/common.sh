@@ -172,6 +172,11 @@ user_exists() { getent passwd "$1" >/dev/null 2>&1; }
 
 # normalize_root — make $ROOT (from --root) absolute without a trailing slash; empty stays empty.
 normalize_root() {
+  local abs
   ROOT="${ROOT%/}"
-  if [ -n "$ROOT" ]; then ROOT="$(cd "$ROOT" && pwd)" || die "--root $ROOT does not exist"; fi
+  [ -n "$ROOT" ] || return 0
+  # Checked before the cd: a failed `ROOT=$(cd …)` would empty ROOT before the message names it.
+  [ -d "$ROOT" ] || die "--root $ROOT does not exist (create the directory first)"
+  abs="$(cd "$ROOT" 2>/dev/null && pwd)" || die "--root $ROOT cannot be entered"
+  ROOT="$abs"
 }

@@ -153,6 +153,10 @@ describe.skipIf(policy === "skip")("backup.sh and restore.sh", () => {
     expect(readdirSync(join(data, "db", aside[0]!))).toContain("docket.sqlite");
     expect(rows(join(data, "db", aside[0]!, "docket.sqlite"))).toHaveLength(201);
     expect(readdirSync(join(data, "db")).filter((n) => n.startsWith("docket.sqlite-"))).toEqual([]);
+    // The closing message names exactly what was moved aside, and both exist.
+    const stamp = aside[0]!.slice("pre-restore-".length);
+    expect(existsSync(join(data, `results.pre-restore-${stamp}`))).toBe(true);
+    expect(r.stderr).toContain(`previous files moved aside: /var/lib/docket/db/pre-restore-${stamp}/ /var/lib/docket/results.pre-restore-${stamp}/`);
     // Every unit that opens the database is stopped before the files move (timers first, then
     // the bot and the one-shots); only what was active is started again.
     expect(readFileSync(recLog, "utf8").trim().split("\n")).toEqual([
@@ -174,6 +178,10 @@ describe.skipIf(policy === "skip")("backup.sh and restore.sh", () => {
     expect(readFileSync(recLog, "utf8")).toBe("");
     expect(rows(join(root, "tmp/restore-test/db/docket.sqlite"))).toHaveLength(200);
     expect(readFileSync(dbPath())).toEqual(live);
+    // An empty data dir: nothing was moved aside, and the message names no backup that does not exist.
+    expect(readdirSync(join(root, "tmp/restore-test/db"))).toEqual(["docket.sqlite"]);
+    expect(r.stderr).toContain("nothing was there before, so nothing was moved aside");
+    expect(r.stderr).not.toContain("pre-restore");
   });
 
   it("refuses a damaged backup and leaves the live database untouched", () => {

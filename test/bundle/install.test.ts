@@ -6,7 +6,7 @@
  * and the final health check talks to a Bun.serve on 127.0.0.1 standing in for the bot's
  * /healthz. Nothing outside the temp directories is changed (the dry run proves it).
  */
-import { cpSync, existsSync, lstatSync, mkdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
@@ -79,6 +79,7 @@ describe("install.sh --dry-run", () => {
       const before = snapshotTree(root);
       const r = await install(["--dry-run", "--root", root, "--mode", "local", "--api-id", "42", "--webhook-url", HOOK_URL, "--download-budget", "16MB"], {
         BOT_TOKEN: token,
+        TELEGRAM_API_HASH: API_HASH,
         SYSTEMCTL: systemctl,
         DOCKER_COMPOSE: compose,
       });
@@ -90,6 +91,9 @@ describe("install.sh --dry-run", () => {
       expect(out).toContain("+ mkdir -p " + root + "/var/lib/docket/db");
       expect(out).toContain(`+ ${systemctl} daemon-reload`);
       expect(out).toContain("dry run: nothing was changed");
+      expect(out).toMatch(/docket \S+ would be installed \(local mode\)/);
+      expect(out).not.toContain(" is installed");
+      expect(out).not.toContain("the real run would stop");
       expect(out).not.toContain(token);
       expect(snapshotTree(root)).toEqual(before);
       expect(existsSync(recLog) ? readFileSync(recLog, "utf8") : "").toBe("");
@@ -105,6 +109,46 @@ describe("install.sh --dry-run", () => {
     expect(r.status).toBe(0);
     expect(r.stderr).toContain("==> step 12: next steps");
     expect(hostPaths.map((p) => existsSync(p))).toEqual(existed);
+  });
+});
+
+describe("install.sh --dry-run checks the inputs the real run needs (newcomer item 13)", () => {
+  it("without a token, api_hash or api_id it reports each, says 'would be installed' and exits 1, as the real run fails", async () => {
+    const root = makeTempDir("drymissing");
+    try {
+      const before = snapshotTree(root);
+      const args = ["--root", root, "--mode", "local", "--no-start", "--download-budget", "16MB"];
+      const dry = await install(["--dry-run", ...args]);
+      expect(dry.stderr).toContain("==> step 12: next steps");
+      expect(dry.stderr).toMatch(/docket \S+ would be installed \(local mode\)/);
+      expect(dry.stderr).toContain("dry run: the real run would stop with:\n  - no bot token");
+      expect(dry.stderr).toContain("  - local mode needs api_hash");
+      expect(dry.stderr).toContain("  - local mode needs --api-id");
+      expect(dry.stderr).not.toContain("prompt (skipped in dry-run)");
+      expect(dry.status).toBe(1);
+      expect(snapshotTree(root)).toEqual(before);
+      // The real run with the same inputs stops at the first of them.
+      const real = await install(args);
+      expect(real.status).toBe(1);
+      expect(real.stderr).toContain("error: no bot token");
+      expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("a missing --token-file or --api-hash-file is named, in a dry run too", async () => {
+    const root = makeTempDir("drynofile");
+    try {
+      const t = await install(["--dry-run", "--root", root, "--token-file", join(root, "nope"), "--download-budget", "16MB"]);
+      expect(t.status).toBe(1);
+      expect(t.stderr).toContain(`--token-file ${join(root, "nope")} is missing or not readable`);
+      const h = await install(["--dry-run", "--root", root, "--mode", "local", "--api-id", "1", "--api-hash-file", join(root, "nohash"), "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
+      expect(h.status).toBe(1);
+      expect(h.stderr).toContain(`--api-hash-file ${join(root, "nohash")} is missing or not readable`);
+    } finally {
+      removeDir(root);
+    }
   });
 });
 
@@ -229,6 +273,19 @@ describe("install.sh input checks", () => {
     expect(r.stdout).not.toContain("set -euo pipefail");
   });
 
+  it("every option of --help has a row in docs/install.md's options table (newcomer item 9)", () => {
+    const help = runCmd(["bash", "scripts/install.sh", "--help"]).stdout;
+    // The option column of each "  --flag ARG   meaning" line (it may name two flags).
+    const columns = help.split("\n").filter((l) => /^\s+--/.test(l)).map((l) => l.trim().split(/\s{2,}/)[0]!);
+    const flags = [...new Set(columns.flatMap((c) => c.match(/--[a-z-]+/g) ?? []))].filter((f) => f !== "--help");
+    expect(flags.length).toBeGreaterThanOrEqual(20);
+    const rows = readFileSync(join(repoRoot, "docs/install.md"), "utf8").split("\n").filter((l) => l.startsWith("| `--"));
+    const documented = new Set(rows.flatMap((l) => [...l.split(" | ")[0]!.matchAll(/--[a-z-]+/g)].map((m) => m[0])));
+    expect(flags.filter((f) => !documented.has(f))).toEqual([]);
+    // The budget row names the default the script uses.
+    expect(rows.find((l) => l.startsWith("| `--download-budget"))).toContain("default `4GB`");
+  });
+
   it("rejects an unknown option", () => {
     const r = runCmd(["bash", "scripts/install.sh", "--frobnicate"]);
     expect(r.status).toBe(1);
@@ -259,7 +316,22 @@ describe("install.sh input checks", () => {
       writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
       const r = await install(["--root", root, "--no-start", "--token-file", tokenFile, "--download-budget", "16MB"]);
       expect(r.status).toBe(0);
-      expect(readFileSync(join(root, "etc/docket/docket.env"), "utf8")).toContain(`BOT_TOKEN=${token}\nBOT_API_MODE=cloud\n`);
+      const envText = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
+      expect(envText).toContain(`BOT_TOKEN=${token}\nBOT_API_MODE=cloud\n`);
+      // Newcomer item 10: the header names the page that describes every key, and it is installed.
+      expect(envText).toContain("/opt/docket/current/docs/configuration.md");
+      expect(envText).not.toContain("docs/install.md");
+      expect(existsSync(join(root, "opt/docket/current/docs/configuration.md"))).toBe(true);
+      expect(existsSync(join(root, "opt/docket/current/.env.example"))).toBe(true);
+      // Newcomer items 7 and 19: access and backup flags are visible, and the file sources in sh.
+      expect(envText).toContain("\nALLOWED_USER_IDS=\n");
+      expect(envText).toContain('\nBACKUP_ARGS=""\n');
+      expect(r.stderr).toContain("ALLOWED_USER_IDS is empty, so EVERY Telegram user can use this bot");
+      const edited = join(work, "docket.env.sh");
+      writeFileSync(edited, envText.replace('BACKUP_ARGS=""', 'BACKUP_ARGS="--with-results --keep 14"'));
+      const sourced = runCmd(["sh", "-c", '. "$1" && printf "%s|%s" "$BACKUP_ARGS" "$ALLOWED_USER_IDS"', "sh", edited]);
+      expect(sourced.stderr).toBe("");
+      expect(sourced.stdout).toBe("--with-results --keep 14|");
       expect(existsSync(join(root, "var/lib/docket/bot-api"))).toBe(false); // cloud mode
       // the operator command `docket mode cloud|local` points at the current release and the env file
       const wrapper = readFileSync(join(root, "usr/local/bin/docket"), "utf8");
@@ -277,6 +349,86 @@ describe("install.sh input checks", () => {
       expect(r.status).toBe(3);
       expect(r.stderr).toContain("not enough free space");
     } finally {
+      removeDir(root);
+    }
+  });
+});
+
+describe("install.sh newcomer walkthrough fixes", () => {
+  it.each(["install.sh", "disk-layout.sh"])("%s --root with a missing directory names it in one clear line (item 11)", (name) => {
+    const missing = join(work, "no-such-root");
+    const r = runCmd(["bash", `scripts/${name}`, "--dry-run", "--root", missing]);
+    expect(r.status).toBe(1);
+    expect(r.stderr).toBe(`error: --root ${missing} does not exist (create the directory first)\n`);
+  });
+
+  it("--allowed-users writes ALLOWED_USER_IDS, keeps it on a re-run, and rejects a non-id before writing (item 7)", async () => {
+    const root = makeTempDir("allowed");
+    try {
+      const bad = await install(["--root", root, "--no-start", "--allowed-users", "12,@bob", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
+      expect(bad.status).toBe(1);
+      expect(bad.stderr).toContain("--allowed-users '12,@bob' must be comma-separated numeric Telegram user ids");
+      expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
+      const r = await install(["--root", root, "--no-start", "--allowed-users", "12345, 67890", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
+      expect(r.status).toBe(0);
+      expect(readFileSync(join(root, "etc/docket/docket.env"), "utf8")).toMatch(/^ALLOWED_USER_IDS=12345,67890$/m);
+      expect(r.stderr).toContain("only ALLOWED_USER_IDS=12345,67890 (and ADMIN_USER_IDS) may use the bot");
+      expect(r.stderr).not.toContain("EVERY Telegram user");
+      const again = await install(["--root", root, "--no-start"]);
+      expect(again.status).toBe(0);
+      expect(readFileSync(join(root, "etc/docket/docket.env"), "utf8")).toMatch(/^ALLOWED_USER_IDS=12345,67890$/m);
+      expect(again.stderr).not.toContain("EVERY Telegram user");
+    } finally {
+      removeDir(root);
+    }
+  });
+
+  it("rollback: install.sh run from an older release reuses it (no third release, no bun install) (item 4)", async () => {
+    const srcA = makeTempDir("relA");
+    const srcB = makeTempDir("relB");
+    const root = makeTempDir("rollback");
+    try {
+      for (const d of ["scripts", "systemd", "compose", "docs"]) cpSync(join(repoRoot, d), join(srcA, d), { recursive: true });
+      cpSync(join(repoRoot, "package.json"), join(srcA, "package.json"));
+      cpSync(srcA, srcB, { recursive: true });
+      writeFileSync(join(srcB, "CHANGES.md"), "the new version\n");
+      // Later runs take the token from the root's docket.env, as on a host.
+      const run = (script: string, token?: string) =>
+        runCmdAsync(["bash", script, "--non-interactive", "--root", root, "--skip-packages", "--no-start", "--download-budget", "16MB"], {
+          env: { BOT_TOKEN: token, TELEGRAM_API_HASH: undefined },
+        });
+      expect((await run(join(srcA, "scripts/install.sh"), fakeToken())).status).toBe(0);
+      const releases = () => readdirSync(join(root, "opt/docket/releases")).sort();
+      const current = () => readlinkSync(join(root, "opt/docket/current"));
+      const relA = releases()[0]!;
+      expect(current()).toBe(`releases/${relA}`);
+      expect((await run(join(srcB, "scripts/install.sh"))).status).toBe(0);
+      const relB = releases().find((n) => n !== relA)!;
+      expect(current()).toBe(`releases/${relB}`);
+      // The documented rollback: the old release's own install.sh.
+      const back = await run(join(root, "opt/docket/releases", relA, "scripts/install.sh"));
+      expect(back.status).toBe(0);
+      expect(back.stderr).toContain(`= release ${relA} already installed (reused: no copy, no bun install)`);
+      expect(back.stderr).not.toContain("bun install (--root");
+      expect(releases()).toEqual([relA, relB].sort());
+      expect(current()).toBe(`releases/${relA}`);
+      // The newcomer's way (link first, then current/scripts/install.sh) ends the same.
+      const again = await run(join(root, "opt/docket/current/scripts/install.sh"));
+      expect(again.status).toBe(0);
+      expect(releases()).toEqual([relA, relB].sort());
+      expect(current()).toBe(`releases/${relA}`);
+      // Two later upgrades: rotation keeps three, and the rolled-back release counts as recent
+      // (the one before the newest is the next rollback target), so B goes, A stays.
+      for (const v of ["C", "D"]) {
+        writeFileSync(join(srcB, "CHANGES.md"), `version ${v}\n`);
+        expect((await run(join(srcB, "scripts/install.sh"))).status).toBe(0);
+      }
+      expect(releases()).toHaveLength(3);
+      expect(releases()).toContain(relA);
+      expect(releases()).not.toContain(relB);
+    } finally {
+      removeDir(srcA);
+      removeDir(srcB);
       removeDir(root);
     }
   });
@@ -599,6 +751,8 @@ describe("install.sh mode change of an installed bot (audit gap 8)", () => {
       expect(calls).not.toContain("systemctl restart docket.service");
       expect(calls.filter((l) => l.startsWith("compose "))).toEqual([]);
       expect(r.stderr).toContain("The local Bot API server still runs");
+      // The stop command printed is the compose client install.sh used (newcomer item 2).
+      expect(r.stderr).toContain(`need it: ${compose} -p docket -f /opt/docket/current/compose/docker-compose.yml`);
     } finally {
       removeDir(root);
     }
