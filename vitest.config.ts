@@ -6,6 +6,9 @@ export default defineConfig({
     include: ["test/**/*.test.ts", "bot/**/*.test.ts", "processors/**/*.test.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
+    // expect.poll waits for effects that follow a commit (files removed, counters, messages). Its 1 s
+    // default is too short on a loaded 2-core CI runner; a passing poll returns as soon as it holds.
+    expect: { poll: { timeout: 15_000 } },
     pool: "forks",
     fileParallelism: true,
     maxWorkers: 2,

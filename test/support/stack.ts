@@ -25,7 +25,7 @@ export interface Stack {
   readonly dir: string;
   /** Every log line the bot wrote (JSON strings). */
   readonly logs: string[];
-  /** The job row created for a user's message (waits for the INSERT), without waiting for its end. */
+  /** The job row created for a user's message (waits up to timeoutMs, default 15 000, for the INSERT), without waiting for its end. */
   jobFor(chatId: number, messageId: number, timeoutMs?: number): Promise<FileJob>;
   /** Wait until job `id` is in one of `states` (polls the store), returns the row. */
   waitJob(id: number, states?: readonly string[], timeoutMs?: number): Promise<FileJob>;
@@ -66,6 +66,9 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     LOCAL_BOT_API_DIR: em.localDir ?? join(dir, "bot-api"),
     HTTP_PORT: "0",
     LEASE_TTL: "5s",
+    // The per-page budget is wall-clock: the 2 s default can be eaten by a loaded CI runner on an ordinary
+    // page. Same 10 s as the processor tests (TEST_LIMITS); tests of the budget itself set their own.
+    PDF_PAGE_BUDGET: "10s",
     ...opts.env,
   });
   const logs: string[] = [];
@@ -83,7 +86,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
     config,
     dir,
     logs,
-    async jobFor(chatId, messageId, timeoutMs = 5000) {
+    async jobFor(chatId, messageId, timeoutMs = 15_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
         const row = (await app.services.store.listByChat(chatId, 100)).find((r) => r.messageId === messageId);
