@@ -35,7 +35,7 @@ test("TIFF of 3 pages and a 5-frame GIF over MAX_FRAMES=4: the Done message says
 }, 90_000);
 
 test("PDF whose page 1 is too heavy to draw in PDF_PAGE_BUDGET: text delivered, the message says 'no preview'", async () => {
-  stack = await startStack({ env: { PDF_PAGE_BUDGET: "500ms", PROCESS_TIMEOUT: "60s" } });
-  const pdf = makePdf({ pages: [["Heavy page one"], ["Light page two"]], contents: [fillOps(10_000)] });
+  stack = await startStack({ env: { PDF_PAGE_BUDGET: "1s", PROCESS_TIMEOUT: "60s" } });
+  const pdf = makePdf({ pages: [["Heavy page one"], ["Light page two"]], contents: [fillOps(40_000)] });
   expect(await doneText(stack, "en", pdf, "cover.pdf")).toContain("PDF, 2 pages, 24 characters of text; no preview: page 1 took too long to draw");
 }, 90_000);

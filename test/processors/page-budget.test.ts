@@ -5,7 +5,7 @@
  *
  * Deterministic without timing assertions: the heavy pages cost seconds of pdf.js work
  * (3,000,000 `Tj` operators to extract; 10,000 full-page fills to draw), the light pages
- * tens of milliseconds, and the tight budget sits between them (500 ms); the generous budget
+ * tens of milliseconds, and the tight budget sits between them (1 s); the generous budget
  * (60 s) is far above the heavy page. The attempt's wall clock is 45 s, so a timeout that names
  * a page came from the page budget, not from the wall clock (whose params have no page).
  */
@@ -24,15 +24,15 @@ import { makeWorkDir, testOptions } from "./support/fixtures.ts";
 import { refused } from "./support/run.ts";
 
 /** Budget the heavy pages are far over and the light pages far under, ms. */
-const TIGHT_MS = 500;
+const TIGHT_MS = 1000;
 /** Budget far over every page here, ms. */
 const GENEROUS_MS = 60_000;
 /** Wall clock of one isolated attempt: far over the heavy pages, so it never decides a test. */
 const LIMITS = { timeoutMs: 45_000, memoryMb: 1536 };
-/** `Tj` operators on the text-heavy page (≈ 3 s of getTextContent on the dev box). */
-const TEXT_OPS = 3_000_000;
-/** Full-page fills on the render-heavy page (≈ 3 s to draw at 1600 px on the dev box). */
-const FILLS = 10_000;
+/** `Tj` operators on the text-heavy page (≈ 4–5 s of getTextContent on the dev box). */
+const TEXT_OPS = 5_000_000;
+/** Full-page fills on the render-heavy page (several seconds to draw at 1600 px on the dev box). */
+const FILLS = 40_000;
 /** The light pages' lines; page 3's own line comes before its heavy operators. */
 const LINES = [["Light page one"], ["Light page two"], ["Heavy page three"]];
 /** Non-space characters of {@link LINES}. */

@@ -110,8 +110,8 @@ describe("params of real refusals format in both languages", () => {
 
   test("a PDF page over its budget (processing_timeout with `page`)", async () => {
     const path = join(work.dir, "heavy.pdf");
-    writeFileSync(path, makePdf({ pages: [["light"], ["heavy"]], contents: [null, textShowOps(3_000_000)] }));
-    const err = await refused(processFile(path, testOptions(work.dir, "heavy.pdf", { pdfPageBudgetMs: 500 })));
+    writeFileSync(path, makePdf({ pages: [["light"], ["heavy"]], contents: [null, textShowOps(5_000_000)] }));
+    const err = await refused(processFile(path, testOptions(work.dir, "heavy.pdf", { pdfPageBudgetMs: 1000 })));
     expect([err.reason, err.params]).toEqual(["processing_timeout", { seconds: 1, page: 2 }]);
     expect(format(bundle("en"), err.reason, err.params)).toContain("Page 2 took longer than 1 s");
     expect(format(bundle("ru"), err.reason, err.params)).toContain("Страница 2 обрабатывалась дольше 1 с");
