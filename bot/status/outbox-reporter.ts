@@ -24,6 +24,8 @@ interface Entry {
 /** {@link StatusReporter} over the outbox. */
 export class OutboxStatusReporter implements StatusReporter {
   private readonly entries = new Map<number, Entry>();
+  /** Jobs whose final text was shown (bounded, oldest dropped first): a late update() must not undo it. */
+  private readonly finished = new Set<number>();
 
   /**
    * @param api the outbox's own client: no auto-retry, so every 429 reaches the outbox (ChatHold,
@@ -37,6 +39,7 @@ export class OutboxStatusReporter implements StatusReporter {
   ) {}
 
   async announce(job: FileJob, text: string): Promise<void> {
+    this.finished.delete(job.id); // a re-armed job starts a new status line
     const messageId = (async () => {
       try {
         const [id] = await this.outbox.send(this.api, job.chatId, text, { replyTo: job.messageId });
@@ -53,6 +56,8 @@ export class OutboxStatusReporter implements StatusReporter {
   }
 
   update(job: FileJob, text: string): void {
+    // A step racing /cancel or a failure may report progress after the final text: ignore it.
+    if (this.finished.has(job.id)) return;
     const e = this.entries.get(job.id) ?? this.open(job);
     e.latest = text;
     e.stream?.update([{ text }]);
@@ -61,6 +66,7 @@ export class OutboxStatusReporter implements StatusReporter {
   async final(job: FileJob, text: string): Promise<void> {
     const e = this.entries.get(job.id) ?? this.open(job);
     e.latest = text;
+    this.markFinished(job.id);
     await e.ready;
     this.entries.delete(job.id);
     if (!e.stream) return;
@@ -68,6 +74,11 @@ export class OutboxStatusReporter implements StatusReporter {
     const ids = await e.stream.finish({ raiseOnFailure: false });
     const outcome = e.stream.outcome();
     if (outcome?.status !== "ok") this.log.warn({ job: job.id, outcome: outcome?.status, ids }, "final status message not fully delivered");
+  }
+
+  private markFinished(id: number): void {
+    this.finished.add(id);
+    if (this.finished.size > 10_000) this.finished.delete(this.finished.values().next().value!);
   }
 
   async close(): Promise<void> {

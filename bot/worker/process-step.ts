@@ -100,6 +100,14 @@ export class ProcessStep {
     } catch (err) {
       if (controller.signal.aborted) {
         jlog.info({ why: String(controller.signal.reason) }, "processing stopped");
+        // /cancel committed `failed` and cleaned up, possibly before this try created its work dir or
+        // moved its outputs: remove what this try left. A live row (shutdown, lost lease) keeps its
+        // files for the resume rules and the new lease holder.
+        const row = await store.get(job.id);
+        if (row && row.status === "failed") {
+          await this.finisher.removeTemp(job.id);
+          await removeJobFiles(this.paths.results, job.id);
+        }
         return;
       }
       await this.finisher.onFailure(job, state, this.owner, this.classify(err, largestOutput, job.attempts));

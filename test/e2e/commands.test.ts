@@ -101,6 +101,33 @@ describe("commands", () => {
     expect(metrics).not.toContain('reason="processing_crashed"');
   });
 
+  test("/cancel right after fetched → processing (before the work dir exists): no file left behind, the chat's last word is 'cancelled'", async () => {
+    const runner = copyRunner();
+    stack = await startStack({ runner });
+    const s = stack;
+    const { store } = s.app.services;
+    // Land the cancel in the narrowest window: just after the step committed `processing`.
+    const transition = store.transition.bind(store);
+    store.transition = async (id, from, to, owner, now, patch) => {
+      const moved = await transition(id, from, to, owner, now, patch);
+      if (moved && from === "fetched" && to === "processing") await s.app.engine.cancel(id);
+      return moved;
+    };
+    const u = s.em.user({ language_code: "en" });
+    const sent = await u.sendDocument({ bytes: bytes(4000, 21), file_name: "race.bin" });
+    const { id } = await s.jobFor(u.chatId, sent.message_id);
+    const job = await s.waitJob(id, ["failed"]);
+    expect(job.reason).toBe("cancelled");
+    const leftovers = () => ["downloads", "work", "results"].flatMap((d) => readdirSync(join(s.config.dataDir, d)).filter((n) => n.startsWith(`${id}-`)));
+    await expect.poll(leftovers).toEqual([]);
+    await expect.poll(() => s.logs.some((l) => l.includes(`"job":${id},`) && l.includes('"msg":"processing stopped"'))).toBe(true); // the step has returned
+    expect(leftovers()).toEqual([]);
+    expect(s.em.calls.filter((c) => c.method === "sendDocument" && c.ok)).toEqual([]);
+    const status = await u.waitFor((m) => m.some((x) => x.text === `Job #${id} failed: Cancelled.`));
+    await Bun.sleep(1500); // a late "processing…" edit would land within the chat's 1 s interval
+    expect(u.messages().find((x) => x.message_id === status.find((m) => m.text?.startsWith(`Job #${id} failed`))!.message_id)!.text).toBe(`Job #${id} failed: Cancelled.`);
+  });
+
   test("per-user limit on jobs in flight is answered clearly, not queued silently", async () => {
     const hanging: ProcessRunner = (_i, _o, limits) => new Promise((_, reject) => limits.signal?.addEventListener("abort", () => reject(new Error("stop"))));
     stack = await startStack({ runner: hanging, env: { USER_MAX_JOBS_IN_FLIGHT: "2" } });
