@@ -30,5 +30,5 @@ export function botEnv(em: Pick<Emulator, "token" | "apiRoot" | "mode">, dataDir
  * must not leak into it (e.g. ALLOWED_USER_IDS would refuse the demo's chat users).
  */
 export function spawnBot(env: Record<string, string | undefined>, output: "inherit" | "ignore" = "inherit"): ReturnType<typeof Bun.spawn> {
-  return Bun.spawn(["bun", "--no-env-file", "bot/main.ts"], { cwd: REPO_ROOT, env, stdout: output, stderr: output === "inherit" ? "inherit" : "pipe" });
+  return Bun.spawn(["bun", "--no-env-file", "bot/main.ts"], { cwd: REPO_ROOT, env, stdout: output, stderr: output }); // a pipe nobody reads could fill and block the bot
 }
