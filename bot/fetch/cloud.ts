@@ -11,6 +11,7 @@ import type { Api } from "grammy";
 import { redactSecrets } from "../log.ts";
 import type { TryFailure } from "../jobs/retry.ts";
 import { FetchError, classifyGetFileError } from "./errors.ts";
+import { getFileThroughHolds } from "./get-file.ts";
 import { WriteAborted, writeStreamed } from "./hash-copy.ts";
 import { checkAgainst, checkSize } from "./size-checks.ts";
 import { downloadTimer, type DownloadTimer } from "./timeouts.ts";
@@ -44,7 +45,7 @@ export function cloudFetcher(api: Api, apiRoot: string, token: string): Fetcher 
 async function download(api: Api, apiRoot: string, token: string, req: FetchRequest, timer: DownloadTimer): Promise<FetchedFile> {
   let file;
   try {
-    file = await api.getFile(req.fileId, timer.signal as never);
+    file = await getFileThroughHolds(api, req.fileId, timer.signal);
   } catch (err) {
     if (timer.signal.aborted) throw err; // a timeout or the caller: classified above
     throw new FetchError(classifyGetFileError(err, req.limit));

@@ -12,6 +12,7 @@ import { link, realpath, rename, rm, stat } from "node:fs/promises";
 import { isAbsolute, sep } from "node:path";
 import type { Logger } from "../log.ts";
 import { FetchError, classifyGetFileError } from "./errors.ts";
+import { getFileThroughHolds } from "./get-file.ts";
 import { hashFile, partPath, writeStreamed } from "./hash-copy.ts";
 import { checkAgainst } from "./size-checks.ts";
 import { downloadTimer, type DownloadTimer } from "./timeouts.ts";
@@ -51,7 +52,7 @@ async function fetchLocal(api: Api, botApiDir: string, log: Logger, req: FetchRe
     let file;
     try {
       // A local server answers only once the whole file is on its disk: bounded by the deadline, not the idle timeout.
-      file = await api.getFile(req.fileId, timer.signal as never);
+      file = await getFileThroughHolds(api, req.fileId, timer.signal);
     } catch (err) {
       if (timer.signal.aborted) throw err;
       throw new FetchError(classifyGetFileError(err, req.limit));

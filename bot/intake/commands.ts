@@ -33,8 +33,11 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
     say(ctx, [ctx.t("cmd-jobs-title"), ...lines].join("\n"));
   });
 
-  /** Resolve `/cmd N` to a job of this chat, answering usage or not-found itself. */
-  const target = async (ctx: DocketContext & { match: string }, cmd: string): Promise<FileJob | null> => {
+  /**
+   * Resolve `/cmd N` to a job of this chat, answering usage or not-found itself. `owned`: in a group
+   * only the member who sent the file (or an ADMIN_USER_IDS admin) may act on it (/cancel, /delete).
+   */
+  const target = async (ctx: DocketContext & { match: string }, cmd: string, owned = false): Promise<FileJob | null> => {
     const id = jobNumber(ctx.match);
     if (id === null) {
       say(ctx, ctx.t("cmd-usage", { cmd }));
@@ -43,6 +46,11 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
     const job = await store.get(id);
     if (!job || job.chatId !== ctx.chat?.id) {
       say(ctx, ctx.t("cmd-not-found", { id: String(id) }));
+      return null;
+    }
+    const userId = ctx.from?.id ?? 0;
+    if (owned && job.userId !== userId && !services.config.adminUserIds.includes(userId)) {
+      say(ctx, ctx.t("cmd-not-yours", { id: String(id) }));
       return null;
     }
     return job;
@@ -62,7 +70,7 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
   });
 
   c.command("cancel", async (ctx) => {
-    const job = await target(ctx, "cancel");
+    const job = await target(ctx, "cancel", true);
     if (!job) return;
     const r = await services.cancel(job.id);
     if (r === "cancelled") say(ctx, ctx.t("cmd-cancelled", { id: String(job.id) }));
@@ -70,7 +78,7 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
   });
 
   c.command("delete", async (ctx) => {
-    const job = await target(ctx, "delete");
+    const job = await target(ctx, "delete", true);
     if (!job) return;
     if (isActive(job.status)) await services.cancel(job.id);
     await erase((await store.get(job.id)) ?? job);

@@ -144,4 +144,4 @@ function announce(services: Services, job: FileJob, text: string): void {
 }
 
 /** Failure reasons a re-sent file may retry (the file or Telegram may have changed, not the content). */
-const RETRY_ON_RESEND = new Set(["file_unavailable", "file_not_readable", "download_failed", "processing_timeout", "processing_crashed", "too_much_memory", "delivery_failed", "cancelled", "attempts_exhausted", "too_big", "pdf_engine_unavailable"]);
+const RETRY_ON_RESEND = new Set(["size_mismatch", "file_unavailable", "file_not_readable", "download_failed", "processing_timeout", "processing_crashed", "too_much_memory", "delivery_failed", "cancelled", "attempts_exhausted", "too_big", "pdf_engine_unavailable"]);

@@ -48,6 +48,7 @@ cmd-jobs-empty = No jobs yet.
 cmd-jobs-title = Your latest jobs:
 cmd-unknown = I don’t know that command. /help lists what I can do.
 cmd-not-found = Job #{ $id } was not found in this chat.
+cmd-not-yours = Job #{ $id } belongs to another member of this chat; only they or the bot's admin can do that.
 cmd-usage = Give a job number, e.g. /{ $cmd } 12
 cmd-resend-not-ready = Job #{ $id } is “{ $status }”, there is nothing to send.
 cmd-deleted = Job #{ $id }: source and result deleted.
