@@ -13,5 +13,8 @@ export const DRAIN_MS = 15_000;
 /** The outbox's shutdown timeout (seed 002: `close()` waits this long, then cancels), ms. */
 export const OUTBOX_CLOSE_MS = 10_000;
 
-/** Worst-case graceful stop: intake, then two drains, then the outbox, ms (43 000). */
-export const SHUTDOWN_BOUND_MS = INTAKE_STOP_MS + 2 * DRAIN_MS + OUTBOX_CLOSE_MS;
+/** After the drain deadline aborts them, how long aborted deliveries may take to end, ms. */
+export const ABORT_GRACE_MS = 1000;
+
+/** Worst-case graceful stop: intake, then two drains (the first plus the abort grace), then the outbox, ms (44 000). */
+export const SHUTDOWN_BOUND_MS = INTAKE_STOP_MS + 2 * DRAIN_MS + ABORT_GRACE_MS + OUTBOX_CLOSE_MS;

@@ -14,8 +14,22 @@ import type { JobStore } from "../jobs/store.ts";
 import type { Logger } from "../log.ts";
 import type { ChatHolds } from "./chat-holds.ts";
 
+/**
+ * Spacing between two uploads to one chat, ms: Telegram's FAQ allows about one message a second
+ * per chat and 20 a minute in a group (botapi-facts §3). Uploads to a chat also go one at a time,
+ * so when a 429 hold ends, the waiting results do not all hit the chat at once.
+ */
+export function uploadSpacingMs(chatId: number): number {
+  return chatId < 0 ? 3000 : 1000;
+}
+
 /** Sends result documents. */
 export class Delivery {
+  /** The last upload of each chat in turn: uploads to one chat run one after another. */
+  private readonly turns = new Map<number, Promise<void>>();
+  /** When each chat last got an upload (epoch ms; bounded, oldest dropped). */
+  private readonly lastUpload = new Map<number, number>();
+
   /**
    * @param api grammY Api (auto-retry installed: short 429s and 5xx are retried per request)
    * @param store job store (result rows and their file_ids)
@@ -72,12 +86,34 @@ export class Delivery {
   }
 
   /**
-   * sendDocument that honours chat holds and treats a 429 as a hold, not a failure: when
-   * auto-retry gives up (retry_after over its cap, or its retries used), the chat is held for
-   * `retry_after` and the same document is sent again (field case BR-06: the job ends `ready`,
-   * a 429 is not an attempt). Ends only by success, another error, or `signal`.
+   * sendDocument paced per chat (one upload at a time, {@link uploadSpacingMs} apart) that honours
+   * chat holds and treats a 429 as a hold, not a failure: when auto-retry gives up (retry_after
+   * over its cap, or its retries used), the chat is held for `retry_after` and the same document is
+   * sent again (field case BR-06: the job ends `ready`, a 429 is not an attempt). Ends only by
+   * success, another error, or `signal`.
    */
   private async sendDocument(job: FileJob, document: InputFile | string, other: Parameters<Api["sendDocument"]>[2], signal?: AbortSignal): Promise<Message.DocumentMessage> {
+    const chatId = job.chatId;
+    const before = this.turns.get(chatId) ?? Promise.resolve();
+    let done!: () => void;
+    const turn = before.then(() => new Promise<void>((r) => (done = r)));
+    this.turns.set(chatId, turn);
+    await before;
+    try {
+      const wait = (this.lastUpload.get(chatId) ?? 0) + uploadSpacingMs(chatId) - Date.now();
+      if (wait > 0 && !signal?.aborted) await Bun.sleep(wait);
+      return await this.sendThroughHolds(job, document, other, signal);
+    } finally {
+      this.lastUpload.delete(chatId); // re-insert: the map stays ordered by last use
+      this.lastUpload.set(chatId, Date.now());
+      if (this.lastUpload.size > 10_000) this.lastUpload.delete(this.lastUpload.keys().next().value!);
+      done();
+      if (this.turns.get(chatId) === turn) this.turns.delete(chatId);
+    }
+  }
+
+  /** One document through chat holds: a 429 holds the chat and the same document goes again. */
+  private async sendThroughHolds(job: FileJob, document: InputFile | string, other: Parameters<Api["sendDocument"]>[2], signal?: AbortSignal): Promise<Message.DocumentMessage> {
     for (;;) {
       await this.holds.wait(job.chatId, signal);
       try {

@@ -19,6 +19,7 @@ import { localeFor, t } from "../i18n/index.ts";
 import { isLeased } from "../jobs/lease.ts";
 import { isActive } from "../jobs/states.ts";
 import { exhaustedAtClaim } from "../jobs/retry.ts";
+import { ABORT_GRACE_MS } from "../shutdown.ts";
 
 /** Engine dependencies. */
 export interface EngineDeps {
@@ -41,6 +42,8 @@ export class Engine {
   private waiters: Array<() => void> = [];
   /** Abort controllers of running steps, by job id (for /cancel and shutdown). */
   private readonly inFlight = new Map<number, AbortController>();
+  /** Deliveries handed off by the processing pool (they wait on chats, not on CPU). */
+  private readonly tails = new Set<Promise<void>>();
   private readonly download: DownloadStep;
   private readonly process: ProcessStep;
   private readonly finisher: Finisher;
@@ -77,18 +80,25 @@ export class Engine {
   }
 
   /**
-   * Stop claiming; let running steps finish until `deadlineMs`, then abort them
-   * (their leases expire and the next start resumes them by state).
+   * Stop claiming; let running steps and handed-off deliveries finish until `deadlineMs`, then
+   * abort them (their leases expire and the next start resumes them by state). Returns within
+   * about `deadlineMs` + ABORT_GRACE_MS.
    */
   async stop(deadlineMs = 20_000): Promise<void> {
     this.running = false;
     if (this.positionsTimer) clearInterval(this.positionsTimer);
     this.wake();
-    const all = Promise.allSettled(this.loops);
-    const timer = setTimeout(() => {
+    const abortAll = () => {
       for (const c of this.inFlight.values()) c.abort(new Error("shutdown"));
-    }, deadlineMs);
-    await all;
+    };
+    const deadline = Date.now() + deadlineMs;
+    const timer = setTimeout(abortAll, deadlineMs);
+    await Promise.allSettled(this.loops);
+    // Deliveries handed off by the processing pool share the deadline, then are aborted like the steps;
+    // an aborted delivery ends at its next await, and a short grace bounds even that.
+    await Promise.race([Promise.allSettled([...this.tails]), Bun.sleep(Math.max(0, deadline - Date.now()))]);
+    abortAll();
+    await Promise.race([Promise.allSettled([...this.tails]), Bun.sleep(ABORT_GRACE_MS)]);
     clearTimeout(timer);
   }
 
@@ -104,7 +114,7 @@ export class Engine {
         this.deps.services.metrics.jobsEnded.inc({ status: "failed", reason: "cancelled" });
         this.inFlight.get(jobId)?.abort(new Error("cancelled"));
         const after = (await store.get(jobId)) ?? job;
-        await this.finisher.cleanupFailed(after, false); // the chat message must not hold up the handler
+        await this.finisher.cleanupFailed(after); // its chat message goes in the background: the handler returns now
         this.wake();
         return "cancelled";
       }
@@ -154,14 +164,21 @@ export class Engine {
       }
       const controller = new AbortController();
       this.inFlight.set(job.id, controller);
+      const id = job.id;
+      let handedOff = false;
       try {
         if (pool === "download") await this.download.run(job, controller);
-        else await this.process.run(job, controller);
+        else {
+          await this.process.run(job, controller, (tail) => {
+            handedOff = true;
+            this.track(id, controller, tail);
+          });
+        }
       } catch (err) {
-        log.error({ job: job.id, err }, "step crashed; the lease will expire and the job resumes");
+        log.error({ job: id, err }, "step crashed; the lease will expire and the job resumes");
       } finally {
         // The next pool may already hold this job (download hands over to processing): only remove our own entry.
-        if (this.inFlight.get(job.id) === controller) this.inFlight.delete(job.id);
+        if (!handedOff && this.inFlight.get(id) === controller) this.inFlight.delete(id);
       }
       this.wake();
     }
@@ -172,6 +189,18 @@ export class Engine {
     const max = this.config.maxAttempts;
     const detail = `${job.attempts - 1} tries started in ${job.status} and none finished (crash or lost lease); MAX_ATTEMPTS=${max}`;
     await this.finisher.onFailure(job, job.status, this.owner, { reason: "attempts_exhausted", retryable: false, params: { attempts: max }, detail });
+  }
+
+  /** Keep a handed-off delivery cancellable and awaited at shutdown until it ends. */
+  private track(jobId: number, controller: AbortController, tail: Promise<void>): void {
+    const tracked = tail
+      .catch((err) => this.deps.services.log.error({ job: jobId, err }, "delivery crashed; the lease will expire and the job resumes"))
+      .finally(() => {
+        this.tails.delete(tracked);
+        if (this.inFlight.get(jobId) === controller) this.inFlight.delete(jobId);
+        this.wake();
+      });
+    this.tails.add(tracked);
   }
 
   private idle(): Promise<void> {

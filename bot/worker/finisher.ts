@@ -47,10 +47,11 @@ export class Finisher {
   }
 
   /**
-   * After `failed` is committed: remove the job's files and release its budget, then
-   * tell the chat. `waitForMessage: false` sends the message in the background (handlers).
+   * After `failed` is committed: remove the job's files and release its budget, then tell the chat.
+   * The message goes out in the background: a worker never waits on a chat's pacing or 429 hold
+   * (one chat's hold must not stall the pools; shutdown waits for it, bounded).
    */
-  async cleanupFailed(job: FileJob, waitForMessage = true): Promise<void> {
+  async cleanupFailed(job: FileJob): Promise<void> {
     const { store } = this.services;
     await this.removeTemp(job.id);
     await removeJobFiles(this.paths.results, job.id);
@@ -58,8 +59,7 @@ export class Finisher {
     const locale = localeFor(job.languageCode);
     const params = job.reasonParams ? (JSON.parse(job.reasonParams) as Record<string, string | number>) : {};
     const text = t(locale, "status-failed", { id: String(job.id), reason: reasonText(locale, job.reason ?? "attempts_exhausted", params) });
-    if (waitForMessage) await this.services.status.final(job, text);
-    else this.services.background(() => this.services.status.final(job, text), "final status message");
+    this.services.background(() => this.services.status.final(job, text), "final status message");
   }
 
   /** Remove the job's source and intermediates (`downloads/`, `work/`). */

@@ -38,8 +38,14 @@ export class ProcessStep {
     private readonly owner: string,
   ) {}
 
-  /** Process and deliver `job`; never throws for classified failures. */
-  async run(claimed: FileJob, controller: AbortController): Promise<void> {
+  /**
+   * Process and deliver `job`; never throws for classified failures.
+   * @param handOff when given, delivery (uploads that may wait out a chat's 429 hold or pacing, then
+   *   the `ready` commit) continues as `tail` after `run` returns, so one chat's hold never keeps a
+   *   processing slot from other chats' jobs; the lease is kept until the tail ends. Without it,
+   *   `run` delivers before returning.
+   */
+  async run(claimed: FileJob, controller: AbortController, handOff?: (tail: Promise<void>) => void): Promise<void> {
     const { store, config, log, now, status } = this.services;
     const jlog = log.child({ job: claimed.id, file_unique_id: claimed.fileUniqueId });
     const lease = keepLease(store, claimed.id, this.owner, claimed.leaseUntil!, config.leaseTtlMs, now, controller, log);
@@ -47,6 +53,7 @@ export class ProcessStep {
     let job = claimed;
     let state: "fetched" | "processing" = claimed.status === "fetched" ? "fetched" : "processing";
     let largestOutput = 0;
+    let handedOff = false;
     try {
       // Both resume paths start from a verified source.
       const problem = await this.verifySource(job);
@@ -94,26 +101,45 @@ export class ProcessStep {
       checkOutputSizes(result.outputs, uploadLimit(config));
       largestOutput = Math.max(0, ...result.outputs.map((o) => o.size));
       await this.storeResults(job, result);
-      status.update(job, t(locale, "status-sending", { id: String(job.id) }));
-      await this.services.delivery.sendResults(job, locale, controller.signal);
-      await this.commitReady(job, result.facts, job.source === "photo");
-    } catch (err) {
-      if (controller.signal.aborted) {
-        jlog.info({ why: String(controller.signal.reason) }, "processing stopped");
-        // /cancel committed `failed` and cleaned up, possibly before this try created its work dir or
-        // moved its outputs: remove what this try left. A live row (shutdown, lost lease) keeps its
-        // files for the resume rules and the new lease holder.
-        const row = await store.get(job.id);
-        if (row && row.status === "failed") {
-          await this.finisher.removeTemp(job.id);
-          await removeJobFiles(this.paths.results, job.id);
+      const processed = job;
+      const tail = (async () => {
+        try {
+          status.update(processed, t(locale, "status-sending", { id: String(processed.id) }));
+          await this.services.delivery.sendResults(processed, locale, controller.signal);
+          await this.commitReady(processed, result.facts, processed.source === "photo");
+        } catch (err) {
+          await this.onError(processed, "processing", controller, err, largestOutput);
+        } finally {
+          lease.stop();
         }
-        return;
-      }
-      await this.finisher.onFailure(job, state, this.owner, this.classify(err, largestOutput, job.attempts));
+      })();
+      handedOff = true;
+      if (handOff) handOff(tail);
+      else await tail;
+    } catch (err) {
+      await this.onError(job, state, controller, err, largestOutput);
     } finally {
-      lease.stop();
+      if (!handedOff) lease.stop();
     }
+  }
+
+  /** A try ended by an error: stopped (cancel, shutdown, lost lease) or classified and handed to the finisher. */
+  private async onError(job: FileJob, state: "fetched" | "processing", controller: AbortController, err: unknown, largestOutput: number): Promise<void> {
+    const { store, log } = this.services;
+    const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
+    if (controller.signal.aborted) {
+      jlog.info({ why: String(controller.signal.reason) }, "processing stopped");
+      // /cancel committed `failed` and cleaned up, possibly before this try created its work dir or
+      // moved its outputs: remove what this try left. A live row (shutdown, lost lease) keeps its
+      // files for the resume rules and the new lease holder.
+      const row = await store.get(job.id);
+      if (row && row.status === "failed") {
+        await this.finisher.removeTemp(job.id);
+        await removeJobFiles(this.paths.results, job.id);
+      }
+      return;
+    }
+    await this.finisher.onFailure(job, state, this.owner, this.classify(err, largestOutput, job.attempts));
   }
 
   /** Check presence, size and SHA-256 of the source (seed 000: resume rule for `fetched`). */
@@ -167,7 +193,8 @@ export class ProcessStep {
     this.services.metrics.jobsEnded.inc({ status: "ready", reason: "" });
     log.info({ job: job.id, twin: twin.id }, "same SHA-256 as a live result: reused without processing");
     await this.finisher.releaseAfterReady(job.id);
-    await this.services.status.final(job, t(locale, "status-ready-reused", { id: String(job.id), until: utcMinute(twin.resultExpiresAt!) }));
+    const reusedText = t(locale, "status-ready-reused", { id: String(job.id), until: utcMinute(twin.resultExpiresAt!) });
+    this.services.background(() => this.services.status.final(job, reusedText), "final status message");
     return true;
   }
 
@@ -212,7 +239,8 @@ export class ProcessStep {
       text += `\n${t(locale, "mismatch-note", { declared: mismatch.declaredExt, actual: localizedLabel(locale, mismatch.actualLabel ?? facts.label) })}`;
     }
     if (fromPhoto) text += `\n${t(locale, "photo-note")}`;
-    await status.final(job, text);
+    // "Done" goes in the background: the worker never waits on the chat's pacing or a 429 hold.
+    this.services.background(() => status.final(job, text), "final status message");
   }
 
   /**

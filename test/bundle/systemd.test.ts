@@ -8,7 +8,7 @@
  * puts stub executables at the paths the units name (/usr/local/bin/bun, the backup script,
  * the operator hook, /usr/bin/test). Nothing outside DIR is touched.
  */
-import { DRAIN_MS, INTAKE_STOP_MS, OUTBOX_CLOSE_MS, SHUTDOWN_BOUND_MS } from "../../bot/shutdown.ts";
+import { ABORT_GRACE_MS, DRAIN_MS, INTAKE_STOP_MS, OUTBOX_CLOSE_MS, SHUTDOWN_BOUND_MS } from "../../bot/shutdown.ts";
 import { cpSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -104,7 +104,7 @@ function checkShutdownShape(): void {
 describe("graceful stop", () => {
   it("TimeoutStopSec exceeds the bot's own shutdown bound by at least 10 s (SIGKILL never cuts the drain)", () => {
     checkShutdownShape();
-    expect(SHUTDOWN_BOUND_MS).toBe(INTAKE_STOP_MS + 2 * DRAIN_MS + OUTBOX_CLOSE_MS);
+    expect(SHUTDOWN_BOUND_MS).toBe(INTAKE_STOP_MS + 2 * DRAIN_MS + ABORT_GRACE_MS + OUTBOX_CLOSE_MS);
     const bound = SHUTDOWN_BOUND_MS;
     const stop = get("docket.service", "Service", "TimeoutStopSec")!;
     expect(stop).toMatch(/^\d+$/);
