@@ -12,6 +12,7 @@ import { healthApi, startOpsServer } from "./ops/http.ts";
 import { DRAIN_MS, INTAKE_STOP_MS } from "./shutdown.ts";
 import { startWebhook } from "./intake/webhook.ts";
 import { startPolling } from "./intake/polling.ts";
+import { ALLOWED_UPDATES } from "./intake/allowed-updates.ts";
 import { Api, GrammyError, HttpError } from "grammy";
 import type { UserFromGetMe } from "grammy/types";
 import type { Logger } from "./log.ts";
@@ -54,7 +55,7 @@ async function main(): Promise<number> {
   const webhook = config.webhook ? await startWebhook(bot, config.webhook, log) : null;
   const runner = webhook
     ? null
-    : startPolling(bot, log, { runner: { fetch: { timeout: 30, allowed_updates: ["message", "callback_query"] }, silent: true, retryInterval: "exponential" } });
+    : startPolling(bot, log, { runner: { fetch: { timeout: 30, allowed_updates: [...ALLOWED_UPDATES] }, silent: true, retryInterval: "exponential" } });
   engine.start();
   const ops = config.httpPort > 0 ? startOpsServer(config.httpPort, { sqlite: app.db.sqlite, api: healthApi(config.token, config.apiRoot), dataDir: config.dataDir, budget: config.downloadBudget }, app.services.metrics, log) : null;
   const janitorTimer = setInterval(() => void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed")), config.janitorIntervalMs);

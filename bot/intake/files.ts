@@ -25,7 +25,8 @@ export function largestPhoto(sizes: readonly PhotoSize[]): PhotoSize | undefined
 
 /** Build the job record from a message with a document or photo, or null when there is none. */
 export function newJobFrom(ctx: DocketContext): NewJob | null {
-  const msg = ctx.message;
+  // An edited message whose file was replaced carries the new file: it is a file like any other.
+  const msg = ctx.message ?? ctx.editedMessage;
   if (!msg || !ctx.from || !ctx.update) return null;
   const base = {
     updateId: ctx.update.update_id,
@@ -51,9 +52,10 @@ export function fileIntake(services: Services): Composer<DocketContext> {
   const { config, store, log } = services;
   const c = new Composer<DocketContext>();
 
-  c.on(["message:document", "message:photo"], async (ctx) => {
+  c.on(["message:document", "message:photo", "edited_message:document", "edited_message:photo"], async (ctx) => {
     const parsed = newJobFrom(ctx);
     if (!parsed) return;
+    const edited = ctx.editedMessage !== undefined;
     // The chat's /settings choose the processing variant; it is part of the idempotency key.
     const input: NewJob = { ...parsed, variant: (await store.getSettings(parsed.chatId)).pdfAction };
     const now = services.now();
@@ -94,6 +96,11 @@ export function fileIntake(services: Services): Composer<DocketContext> {
       jlog.info({ chat_id: job.chatId, declared_size: job.declaredSize, source: job.source }, "accepted");
       announce(services, job, ctx.t("intake-accepted", { id: String(job.id), name }));
       services.wake();
+      return;
+    }
+    // An edit that kept the file (a caption changed) is not a new request: no answer.
+    if (edited) {
+      jlog.debug("edited message with the same file: nothing to do");
       return;
     }
     await answerExisting(ctx, services, job, input, now, tooBig);

@@ -4,6 +4,7 @@
  * checked by grammY (`X-Telegram-Bot-Api-Secret-Token`; Bot API: setWebhook
  * secret_token); the answer goes back right after the handler's INSERT and reply.
  */
+import { ALLOWED_UPDATES } from "./allowed-updates.ts";
 import { webhookCallback, type Bot } from "grammy";
 import type { Config } from "../config.ts";
 import type { DocketContext } from "../i18n/index.ts";
@@ -36,7 +37,7 @@ export async function startWebhook(bot: Bot<DocketContext>, webhook: NonNullable
       }
     },
   });
-  await bot.api.setWebhook(webhook.url, { secret_token: webhook.secret, allowed_updates: ["message", "callback_query"], drop_pending_updates: false });
+  await bot.api.setWebhook(webhook.url, { secret_token: webhook.secret, allowed_updates: [...ALLOWED_UPDATES], drop_pending_updates: false });
   log.info({ listen: `${webhook.host}:${server.port}`, path: webhook.path }, "webhook set; listening for updates");
   return { port: server.port ?? webhook.port, stop: async () => void (await server.stop(true)) };
 }

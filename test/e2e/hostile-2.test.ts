@@ -443,7 +443,7 @@ describe.concurrent("hostile 2", () => {
   });
 
   describe("group chats", () => {
-    // BUG (commands act on any job of the chat, whoever asks): see the report; flip to `test` once fixed.
+    // Was a bug: commands acted on any job of the chat, whoever asked.
     test("in a group, another member cannot /cancel or /delete someone else's job", async ({ expect }) => {
       const gate = heldRunner();
       await withStack({ runner: gate.runner }, async (s) => {
@@ -552,8 +552,8 @@ describe.concurrent("hostile 2", () => {
       });
     }, BOUND);
 
-    // GAP: edited_message is neither requested (allowed_updates) nor handled, so a replaced document gets silence.
-    test.fails("an edited message whose document was replaced: the new file is processed or the user is told (not silence)", async ({ expect }) => {
+    // Was a gap: edited_message was neither requested (allowed_updates) nor handled, so a replaced document got silence.
+    test("an edited message whose document was replaced: the new file is processed or the user is told (not silence)", async ({ expect }) => {
       await withStack({ runner: copyRunner() }, async (s) => {
         const u = s.em.user({ language_code: "en" });
         const orig = await u.sendDocument({ bytes: bytes(2200), file_name: "v1.bin" });
@@ -579,6 +579,26 @@ describe.concurrent("hostile 2", () => {
         await Bun.sleep(2000);
         const jobs = await s.app.services.store.listByChat(u.chatId, 10);
         expect(jobs.length > 1 || u.messages().length > before, "edited document met with silence").toBe(true);
+        const replaced = jobs.find((j) => j.fileUniqueId === v2.file_unique_id)!;
+        expect((await s.waitJob(replaced.id)).status).toBe("ready");
+        // A later edit that keeps the file (a caption change) is not a new request: no job, no answer.
+        await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${replaced.id}`)));
+        const settled = u.messages().length;
+        await s.app.bot.handleUpdate({
+          update_id: 910_000 + seq++,
+          edited_message: {
+            message_id: orig.message_id,
+            date: Math.floor(Date.now() / 1000) - 5,
+            edit_date: Math.floor(Date.now() / 1000),
+            chat: { id: u.chatId, type: "private", first_name: "U" },
+            from: u.user as never,
+            document: v2 as never,
+            caption: "new caption",
+          },
+        } as never);
+        await Bun.sleep(1500);
+        expect((await s.app.services.store.listByChat(u.chatId, 10)).length).toBe(jobs.length);
+        expect(u.messages().length).toBe(settled);
       });
     }, BOUND);
 
@@ -667,8 +687,7 @@ describe.concurrent("hostile 2", () => {
   });
 
   describe("flaky network, redeliveries, odd arguments", () => {
-    // BUG: the chat says "Please send it again", but size_mismatch is not re-armable, so the re-sent file is
-    // answered "I already have this file … failed" and never runs. Flip to `test` once fixed.
+    // Was a bug: the chat said "Please send it again", but size_mismatch was not re-armable.
     test("a download cut short (clean early end): failed size_mismatch says 'send it again' — and sending it again works", async ({ expect }) => {
       await withStack({ runner: copyRunner() }, async (s) => {
         s.em.faultFileDownload({ kind: "end", afterBytes: 1000 });
@@ -688,7 +707,7 @@ describe.concurrent("hostile 2", () => {
       });
     }, BOUND);
 
-    // BUG: "A 429 is a chat hold, never an attempt" (docs/architecture.md) does not hold for getFile.
+    // Was a bug: a 429 on getFile counted as an attempt ("a 429 is a chat hold, never an attempt").
     test("getFile answers 429 eight times in a row (auto-retry gives up): a hold, never an attempt; ready with MAX_ATTEMPTS=2", async ({ expect }) => {
       await withStack({ runner: copyRunner(), env: { MAX_ATTEMPTS: "2" } }, async (s) => {
         s.em.failNext("getFile", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 }, { times: 8 });
