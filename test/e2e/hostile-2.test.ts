@@ -771,7 +771,7 @@ describe.concurrent("hostile 2", () => {
           await u.waitFor(() => count() > before, 10_000);
         };
         await ask(`/cancel ${ok.id} 2`, "Укажите номер задачи, например: /cancel 12");
-        await ask(`/cancel #${ok.id}`, `Задача № ${ok.id} уже завершена (готов), отменять нечего.`);
+        await ask(`/cancel #${ok.id}`, `Задача № ${ok.id} уже завершена (готово), отменять нечего.`);
         await ask(`/delete ${ok.id}`, `Задача № ${ok.id}: исходник и результат удалены.`);
         await ask(`/delete ${ok.id}`, `Задача № ${ok.id}: исходник и результат удалены.`);
         expect((await s.app.services.store.get(ok.id))!.status).toBe("expired");

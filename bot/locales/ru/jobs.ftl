@@ -16,10 +16,10 @@ help = Я принимаю PDF и изображения и присылаю р�
   /delete N — удалить исходник и результат сейчас
   /settings — что делать с файлами
 
-state-accepted = принят, в очереди
-state-fetched = скачан, ждёт обработки
+state-accepted = в очереди
+state-fetched = скачано, ждёт обработки
 state-processing = обрабатывается
-state-ready = готов
+state-ready = готово
 state-failed = ошибка
 state-expired = срок хранения истёк
 
