@@ -565,17 +565,21 @@ describe.concurrent("hostile 2", () => {
         await ended(s, other, o);
         const v2 = other.messages({ includeUser: true }).find((m) => m.message_id === o.message_id)!.document!;
         const before = u.messages().length;
-        await s.app.bot.handleUpdate({
-          update_id: 910_000 + seq++,
-          edited_message: {
-            message_id: orig.message_id,
-            date: Math.floor(Date.now() / 1000) - 5,
-            edit_date: Math.floor(Date.now() / 1000),
-            chat: { id: u.chatId, type: "private", first_name: "U" },
-            from: u.user as never,
-            document: v2 as never,
-          },
-        } as never);
+        /** u's original message, edited to carry `v2` (with `caption` when given). */
+        const edit = (caption?: string) =>
+          s.app.bot.handleUpdate({
+            update_id: 910_000 + seq++,
+            edited_message: {
+              message_id: orig.message_id,
+              date: Math.floor(Date.now() / 1000) - 5,
+              edit_date: Math.floor(Date.now() / 1000),
+              chat: { id: u.chatId, type: "private", first_name: "U" },
+              from: u.user as never,
+              document: v2 as never,
+              ...(caption ? { caption } : {}),
+            },
+          } as never);
+        await edit();
         await Bun.sleep(2000);
         const jobs = await s.app.services.store.listByChat(u.chatId, 10);
         expect(jobs.length > 1 || u.messages().length > before, "edited document met with silence").toBe(true);
@@ -584,18 +588,7 @@ describe.concurrent("hostile 2", () => {
         // A later edit that keeps the file (a caption change) is not a new request: no job, no answer.
         await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${replaced.id}`)));
         const settled = u.messages().length;
-        await s.app.bot.handleUpdate({
-          update_id: 910_000 + seq++,
-          edited_message: {
-            message_id: orig.message_id,
-            date: Math.floor(Date.now() / 1000) - 5,
-            edit_date: Math.floor(Date.now() / 1000),
-            chat: { id: u.chatId, type: "private", first_name: "U" },
-            from: u.user as never,
-            document: v2 as never,
-            caption: "new caption",
-          },
-        } as never);
+        await edit("new caption");
         await Bun.sleep(1500);
         expect((await s.app.services.store.listByChat(u.chatId, 10)).length).toBe(jobs.length);
         expect(u.messages().length).toBe(settled);
