@@ -19,6 +19,7 @@ import { streamApi } from "@grammyjs/stream";
 import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { Api } from "grammy";
 import { Outbox } from "../../bot/outbox/index.ts";
+import { median } from "../queue/stats.ts";
 
 const CHATS = 10;
 const UPDATES = 60;
@@ -56,10 +57,6 @@ function textAt(i: number): string {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length ? (s[(s.length - 1) >> 1]! + s[s.length >> 1]!) / 2 : NaN;
-};
 
 interface Row {
   name: string;

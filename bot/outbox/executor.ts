@@ -24,6 +24,14 @@ function format(c: Chunk): { parse_mode?: Chunk["parse_mode"]; entities?: Chunk[
   return c.entities.length ? { entities: [...c.entities] } : {};
 }
 
+/** Fields a send and an edit both carry: the keyboard (set again on every edit) and the link preview. */
+function markup(c: Chunk): { reply_markup?: NonNullable<Chunk["reply_markup"]>; link_preview_options?: NonNullable<Chunk["link_preview"]> } {
+  return {
+    ...(c.reply_markup ? { reply_markup: c.reply_markup } : {}),
+    ...(c.link_preview ? { link_preview_options: c.link_preview } : {}),
+  };
+}
+
 /** The grammY executor. */
 export const grammyExecutor: Executor = {
   async execute(api, chatId, action, abortSignal) {
@@ -42,8 +50,7 @@ export const grammyExecutor: Executor = {
             {
               ...thread,
               ...format(c),
-              ...(c.reply_markup ? { reply_markup: c.reply_markup } : {}),
-              ...(c.link_preview ? { link_preview_options: c.link_preview } : {}),
+              ...markup(c),
               ...(c.reply_to !== undefined ? { reply_parameters: { message_id: c.reply_to, allow_sending_without_reply: true } } : {}),
             },
             signal,
@@ -58,8 +65,7 @@ export const grammyExecutor: Executor = {
             c.text,
             {
               ...format(c),
-              ...(c.reply_markup ? { reply_markup: c.reply_markup } : {}),
-              ...(c.link_preview ? { link_preview_options: c.link_preview } : {}),
+              ...markup(c),
             },
             signal,
           );

@@ -13,11 +13,11 @@
  * Docket addition between 4 and 5: a failed sendMessageDraft switches the stream to real
  * messages (no attempt, no event).
  */
-import { spendsMessageBudget, type Action, type Result } from "./action.ts";
+import type { Action, Result } from "./action.ts";
 import type { OutboxEvent } from "./events.ts";
 import type { Options } from "./options.ts";
 import { outcomeOf, type Outcome } from "./outcome.ts";
-import { plan as schedule, slotKey, type Plan } from "./scheduler.ts";
+import { isPrivateChat, plan as schedule, slotKey, type Plan } from "./scheduler.ts";
 import type { StreamState } from "./stream-state.ts";
 import { markCall, type Timings } from "./timings.ts";
 
@@ -83,7 +83,6 @@ export class ChatMachine {
     const m = action.kind === "action" ? undefined : s?.messages[action.index];
     if (m) m.inFlight = false;
     const key = slotKey(action.streamId, action.kind === "action" ? -1 : action.index);
-    const spends = spendsMessageBudget(action.kind);
 
     // 1. 429: the whole chat waits; not an attempt, last_at untouched.
     if (!r.ok && r.retryAfterMs !== undefined) {
@@ -92,7 +91,7 @@ export class ChatMachine {
       this.events.push({ type: "ChatHold", chatId: this.chatId, retryAfterMs: r.retryAfterMs, untilMs: until });
       return;
     }
-    markCall(this.timings, action.kind, now, spends);
+    markCall(this.timings, action.kind, now);
     // 2. typing: no success, no failure.
     if (action.kind === "action") return;
     if (!s || !m || s.closed) {
@@ -183,7 +182,7 @@ export class ChatMachine {
    */
   tick(now: number): void {
     for (const s of this.streams.values()) {
-      if (s.settledAt === null && (s.status === "failed" || (s.isFinal && !s.inFlight && s.pending(this.chatId > 0) === null))) {
+      if (s.settledAt === null && (s.status === "failed" || (s.isFinal && !s.inFlight && s.pending(isPrivateChat(this.chatId)) === null))) {
         if (s.status === "live") s.status = "done";
         s.settledAt = now;
         this.settled.push({ streamId: s.id, outcome: outcomeOf(s) });

@@ -176,7 +176,7 @@ export class Outbox {
       this.limiters.set(botId, limiter);
     }
     const machine = new ChatMachine(chatId, timings, this.options, this.init.random, this.clock.now());
-    const worker = new ChatWorker(chatId, machine, {
+    const worker = new ChatWorker(machine, {
       executor: this.executor,
       clock: this.clock,
       limiter,

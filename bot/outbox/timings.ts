@@ -5,6 +5,7 @@
  * Source: seed 002 "TimingsCache — LRU по чатам": knowing "we edited in this chat 0.9 s ago"
  * must survive the machine, or the first message after an eviction meets a 429.
  */
+import { spendsMessageBudget } from "./action.ts";
 import type { Kind } from "./message.ts";
 
 /** Monotonic ms of the last call per kind in one chat; -Infinity = never. */
@@ -25,10 +26,10 @@ export function newTimings(): Timings {
   return { send: -Infinity, edit: -Infinity, delete: -Infinity, action: -Infinity, draft: -Infinity, message: -Infinity, holdUntil: -Infinity };
 }
 
-/** Record a call of `kind` at `now` (ms). */
-export function markCall(t: Timings, kind: Kind, now: number, spendsBudget: boolean): void {
+/** Record a call of `kind` at `now` (ms); sends and edits also spend the shared message budget. */
+export function markCall(t: Timings, kind: Kind, now: number): void {
   t[kind] = now;
-  if (spendsBudget) t.message = now;
+  if (spendsMessageBudget(kind)) t.message = now;
 }
 
 /** Least-recently-used map of chat key → Timings (seed: TimingsCache, capacity timings_capacity). */

@@ -57,7 +57,6 @@ export class ChatWorker {
   done: Promise<void> = Promise.resolve();
 
   constructor(
-    readonly chatId: number,
     readonly machine: ChatMachine,
     private readonly deps: WorkerDeps,
   ) {
@@ -150,7 +149,7 @@ export class ChatWorker {
           if (!h) throw new Error(`outbox: no handle for stream ${a.streamId}`);
           m.start(a);
           const signal = this.cancelCtl.signal;
-          const r = await Promise.race([h.run(() => executor.execute(h.api, this.chatId, a, signal)), this.cancelled]);
+          const r = await Promise.race([h.run(() => executor.execute(h.api, this.machine.chatId, a, signal)), this.cancelled]);
           if (r === null) break; // cancelled mid-call: the result is unknown, the streams are killed below
           m.apply(a, r, clock.now());
           deps.onApplied?.();
@@ -165,7 +164,7 @@ export class ChatWorker {
       }
     } catch (err) {
       crash = err;
-      safeError(deps.log, { err, chatId: this.chatId }, "outbox worker crashed");
+      safeError(deps.log, { err, chatId: this.machine.chatId }, "outbox worker crashed");
     } finally {
       // Nothing here may throw past the waiters: every finish() must get an answer (seed: a dead
       // worker answers its waiters), and `done` must resolve, not reject unhandled.
@@ -177,7 +176,7 @@ export class ChatWorker {
         this.flush();
       } catch (err) {
         crash ??= err;
-        safeError(deps.log, { err, chatId: this.chatId }, "outbox worker shutdown failed");
+        safeError(deps.log, { err, chatId: this.machine.chatId }, "outbox worker shutdown failed");
       }
       for (const [id, h] of this.handles) h.onSettled({ status: "failed", messageIds: m.stream(id)?.deliveredIds() ?? [], reason: "worker stopped", error: crash ?? undefined });
       this.handles.clear();

@@ -5,24 +5,19 @@
  * stream that edits as fast as it likes must stay inside the window: zero 429.
  */
 import { Api } from "grammy";
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { Outbox } from "../../bot/outbox/index.ts";
 import { makeOptions } from "../../bot/outbox/options.ts";
-import { startEmulator, type Emulator } from "../emulator/index.ts";
-import { maxInWindow, sleep } from "./core-helpers.ts";
+import type { Emulator } from "../emulator/index.ts";
+import { maxInWindow, sleep, useEmulator } from "./core-helpers.ts";
 
 const SCALE = 20;
 const WINDOW_MS = 60_000 / SCALE;
 const GROUP_PER_WINDOW = 20;
 
 let em: Emulator;
-beforeAll(async () => {
-  // per-chat and global buckets scaled the same way, so only the group window can bind
-  em = await startEmulator({ rateLimits: { groupPerMin: GROUP_PER_WINDOW, groupWindowMs: WINDOW_MS, perChatBurst: 3, perChatPerSec: SCALE, globalPerSec: 30 * SCALE } });
-});
-afterAll(async () => {
-  await em?.close();
-});
+// per-chat and global buckets scaled the same way, so only the group window can bind
+useEmulator((e) => (em = e), { rateLimits: { groupPerMin: GROUP_PER_WINDOW, groupWindowMs: WINDOW_MS, perChatBurst: 3, perChatPerSec: SCALE, globalPerSec: 30 * SCALE } });
 
 describe("group pace (emulator, scaled 1:20)", () => {
   test("a group stream edited every 20 ms stays within 20 sends+edits per window: no 429", async () => {

@@ -150,7 +150,7 @@ describe("ChatMachine.apply", () => {
     s.update(chunks("a"));
     s.finalize();
     drive(m, okAll, 0); // sent and settled at t = 0
-    expect(m.takeSettled()).toHaveLength(1);
+    expect(m.takeSettled()).toEqual([{ streamId: 1, outcome: { status: "ok", messageIds: [1000] } }]);
     expect(m.plan(10)).toEqual({ type: "sleep", until: 5000 }); // wakes for the sweep
     m.tick(4999);
     expect(m.stream(1)).toBeDefined();

@@ -1,6 +1,6 @@
 /**
  * The I/O shell (worker + runtime + LiveStream) with an in-process executor and the real clock,
- * short intervals. The grammY executor itself is exercised against the emulator in emulator.test.ts.
+ * short intervals. The grammY executor itself is exercised against the emulator in emulator-*.test.ts.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Api } from "grammy";
@@ -14,7 +14,7 @@ import { RateLimiter } from "../../bot/outbox/limiter.ts";
 import { LiveStream } from "../../bot/outbox/live-stream.ts";
 import { StreamState } from "../../bot/outbox/stream-state.ts";
 import { TimingsCache } from "../../bot/outbox/timings.ts";
-import { maxInWindow } from "./core-helpers.ts";
+import { maxInWindow, sleep } from "./core-helpers.ts";
 
 const api = new Api("123456:TEST-token-never-used");
 const api2 = new Api("777:other-bot");
@@ -44,7 +44,6 @@ function recorder(respond: (a: Action, n: number) => Result | Promise<Result> = 
 
 const fast: Partial<Options> = { sendIntervalMs: 20, editIntervalMs: 20, deleteIntervalMs: 20, messageIntervalMs: 20, actionIntervalMs: 10_000, globalPerSecond: 0, typingEnabled: false };
 const quietLog: OutboxLogger & { lines: string[] } = { lines: [], warn: (_o, m) => quietLog.lines.push(m), error: (_o, m) => quietLog.lines.push(m) };
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe("Outbox runtime", () => {
   test("update() wakes a sleeping worker at once (no polling); the latest text wins", async () => {
@@ -141,7 +140,7 @@ describe("Outbox runtime", () => {
     const res = await Promise.race([s.finish().then(() => "resolved", (e: unknown) => e), sleep(3000).then(() => "hung")]);
     expect(res).toBeInstanceOf(StreamFailedError);
     expect(performance.now() - t0).toBeLessThan(2000);
-    await Promise.race([closing, sleep(3000)]);
+    expect(await Promise.race([closing.then(() => "closed"), sleep(3000).then(() => "hung")])).toBe("closed");
   });
 
   test("a crashed worker fails its waiters with StreamFailedError instead of leaving them hanging", async () => {
