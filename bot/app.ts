@@ -19,7 +19,7 @@ import { accessControl } from "./intake/access.ts";
 import { commands } from "./intake/commands.ts";
 import { fileIntake } from "./intake/files.ts";
 import { settings } from "./intake/settings.ts";
-import { Janitor } from "./janitor/janitor.ts";
+import { Janitor, janitorOptions } from "./janitor/janitor.ts";
 import { SqliteJobStore } from "./jobs/sqlite-store.ts";
 import type { Logger } from "./log.ts";
 import type { Services } from "./services.ts";
@@ -49,7 +49,7 @@ export interface AppOptions {
   readonly log: Logger;
   readonly runner?: ProcessRunner;
   readonly now?: () => number;
-  /** Build the status reporter (default: edits through the outbox when wired, else direct). */
+  /** Build the status reporter (default: {@link OutboxStatusReporter}, edits through the outbox). */
   readonly statusReporter?: (api: Api, services: Pick<Services, "store" | "log">) => StatusReporter;
 }
 
@@ -127,7 +127,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     cancel: (id) => engine.cancel(id),
   };
   engine = new Engine({ services, paths, fetcher, runner });
-  const janitor = new Janitor(store, paths, log, { partMaxAgeMs: config.partMaxAgeMs, deadLeaseGraceMs: config.leaseTtlMs * 10 }, now);
+  const janitor = new Janitor(store, paths, log, janitorOptions(config), now);
 
   // One update at a time per chat, so a chat's messages are handled in order.
   bot.use(sequentialize((ctx) => ctx.chat?.id.toString()));

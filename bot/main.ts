@@ -33,7 +33,9 @@ async function main(): Promise<number> {
   const early = () => startup.abort(new Error("signal during start-up"));
   process.once("SIGTERM", early);
   process.once("SIGINT", early);
-  const me = await reachBotApi(new Api(config.token, { apiRoot: config.apiRoot }), startup.signal, log, config.startupTimeoutMs);
+  // A plain Api (no auto-retry, no transformers) for start-up and the health check: both bound their own waits.
+  const plainApi = healthApi(config.token, config.apiRoot);
+  const me = await reachBotApi(plainApi, startup.signal, log, config.startupTimeoutMs);
   process.off("SIGTERM", early);
   process.off("SIGINT", early);
   if (!me) {
@@ -57,7 +59,7 @@ async function main(): Promise<number> {
     ? null
     : startPolling(bot, log, { runner: { fetch: { timeout: 30, allowed_updates: [...ALLOWED_UPDATES] }, silent: true, retryInterval: "exponential" } });
   engine.start();
-  const ops = config.httpPort > 0 ? startOpsServer(config.httpPort, { sqlite: app.db.sqlite, api: healthApi(config.token, config.apiRoot), dataDir: config.dataDir, budget: config.downloadBudget }, app.services.metrics, log) : null;
+  const ops = config.httpPort > 0 ? startOpsServer(config.httpPort, { sqlite: app.db.sqlite, api: plainApi, dataDir: config.dataDir, budget: config.downloadBudget }, app.services.metrics, log) : null;
   const janitorTimer = setInterval(() => void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed")), config.janitorIntervalMs);
   void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed"));
 

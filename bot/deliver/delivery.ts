@@ -47,7 +47,7 @@ export class Delivery {
    * Telegram returns it.
    * @throws GrammyError/HttpError from sendDocument other than 429 (the caller classifies)
    */
-  async sendResults(job: FileJob, locale: Locale, signal?: AbortSignal): Promise<JobResult[]> {
+  async sendResults(job: FileJob, locale: Locale, signal?: AbortSignal): Promise<void> {
     const results = await this.store.results(job.id);
     for (const r of results) {
       if (r.telegramFileId) continue;
@@ -59,7 +59,6 @@ export class Delivery {
       if (fileId) await this.store.setResultFileId(job.id, r.idx, fileId);
       this.log.info({ job: job.id, file_unique_id: job.fileUniqueId, idx: r.idx, size: r.size }, "result sent");
     }
-    return this.store.results(job.id);
   }
 
   /**

@@ -11,14 +11,13 @@ import type { File } from "grammy/types";
  * Bot API: getFile, retried after every 429 for as long as `signal` allows.
  * @throws the last error when it is not a 429, or when `signal` aborted (its reason)
  */
-export async function getFileThroughHolds(api: Api, fileId: string, signal: AbortSignal, onHold?: (retryAfterS: number) => void): Promise<File> {
+export async function getFileThroughHolds(api: Api, fileId: string, signal: AbortSignal): Promise<File> {
   for (;;) {
     try {
       return await api.getFile(fileId, signal as never);
     } catch (err) {
       if (!(err instanceof GrammyError) || err.error_code !== 429 || signal.aborted) throw err;
       const retryAfter = err.parameters.retry_after ?? 1;
-      onHold?.(retryAfter);
       await abortableSleep(retryAfter * 1000, signal);
     }
   }

@@ -23,14 +23,16 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
   const c = new Composer<DocketContext>();
   /** Answer in the chat through the outbox, not waiting for delivery. */
   const say = (ctx: DocketContext, text: string): void => void services.reply(ctx.chat!.id, text);
+  /** `#N · name · state` (cmd-status-line) in the user's language, with the state the user sees (expired past the TTL). */
+  const statusLine = (ctx: DocketContext, j: FileJob): string =>
+    ctx.t("cmd-status-line", { id: String(j.id), name: displayName(j.declaredName, j.id, j.source), status: ctx.t(`state-${visibleState(j, services.now())}`) });
 
   c.command(["start", "help"], (ctx) => say(ctx, ctx.t("help")));
 
   c.command("jobs", async (ctx) => {
     const jobs = await store.listByChat(ctx.chat.id, 10);
     if (jobs.length === 0) return say(ctx, ctx.t("cmd-jobs-empty"));
-    const lines = jobs.map((j) => ctx.t("cmd-status-line", { id: String(j.id), name: displayName(j.declaredName, j.id, j.source), status: ctx.t(`state-${visibleState(j, services.now())}`) }));
-    say(ctx, [ctx.t("cmd-jobs-title"), ...lines].join("\n"));
+    say(ctx, [ctx.t("cmd-jobs-title"), ...jobs.map((j) => statusLine(ctx, j))].join("\n"));
   });
 
   /**
@@ -59,7 +61,7 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
   c.command("status", async (ctx) => {
     const job = await target(ctx, "status");
     if (!job) return;
-    say(ctx, ctx.t("cmd-status-line", { id: String(job.id), name: displayName(job.declaredName, job.id, job.source), status: ctx.t(`state-${visibleState(job, services.now())}`) }));
+    say(ctx, statusLine(ctx, job));
   });
 
   c.command("resend", async (ctx) => {

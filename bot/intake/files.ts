@@ -13,6 +13,7 @@ import { localeFor } from "../i18n/index.ts";
 import type { FileJob } from "../db/schema.ts";
 import type { NewJob } from "../jobs/store.ts";
 import { isResultAlive } from "../jobs/states.ts";
+import { isReasonCode, type ReasonCode } from "../jobs/reasons.ts";
 import type { Services } from "../services.ts";
 import { displayName, mb } from "./format.ts";
 
@@ -123,7 +124,7 @@ async function answerExisting(ctx: DocketContext, services: Services, existing: 
   // A re-sent file may run again when the old try ended for a reason a new try can fix.
   const rearmable =
     !sameUpdate &&
-    (job.status === "expired" || (job.status === "failed" && job.reason !== null && RETRY_ON_RESEND.has(job.reason)));
+    (job.status === "expired" || (job.status === "failed" && job.reason !== null && isReasonCode(job.reason) && RETRY_ON_RESEND.has(job.reason)));
   if (rearmable) {
     if (!tooBig && (await store.rearm(job.id, job.status as "failed" | "expired", { fileId: input.fileId, updateId: input.updateId, messageId: input.messageId, languageCode: input.languageCode }, now))) {
       const fresh = (await store.get(job.id)) ?? job;
@@ -151,4 +152,4 @@ function announce(services: Services, job: FileJob, text: string): void {
 }
 
 /** Failure reasons a re-sent file may retry (the file or Telegram may have changed, not the content). */
-const RETRY_ON_RESEND = new Set(["size_mismatch", "file_unavailable", "file_not_readable", "download_failed", "processing_timeout", "processing_crashed", "too_much_memory", "delivery_failed", "cancelled", "attempts_exhausted", "too_big", "pdf_engine_unavailable"]);
+const RETRY_ON_RESEND: ReadonlySet<ReasonCode> = new Set<ReasonCode>(["size_mismatch", "file_unavailable", "file_not_readable", "download_failed", "processing_timeout", "processing_crashed", "too_much_memory", "delivery_failed", "cancelled", "attempts_exhausted", "too_big", "pdf_engine_unavailable"]);

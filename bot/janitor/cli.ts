@@ -8,7 +8,7 @@ import { openDb } from "../db/open.ts";
 import { SqliteJobStore } from "../jobs/sqlite-store.ts";
 import { createLogger } from "../log.ts";
 import { dataPaths } from "../worker/paths.ts";
-import { Janitor } from "./janitor.ts";
+import { Janitor, janitorOptions } from "./janitor.ts";
 
 async function main(): Promise<number> {
   const config = loadConfigForCli("docket janitor");
@@ -17,7 +17,7 @@ async function main(): Promise<number> {
   const paths = dataPaths(config.dataDir);
   const db = openDb(paths.dbFile);
   try {
-    const janitor = new Janitor(new SqliteJobStore(db.db), paths, log, { partMaxAgeMs: config.partMaxAgeMs, deadLeaseGraceMs: config.leaseTtlMs * 10 });
+    const janitor = new Janitor(new SqliteJobStore(db.db), paths, log, janitorOptions(config));
     await janitor.runOnce();
     return 0;
   } catch (err) {

@@ -18,6 +18,7 @@
  */
 import { readdir, rm, stat } from "node:fs/promises";
 import { join } from "node:path";
+import type { Config } from "../config.ts";
 import type { FileJob } from "../db/schema.ts";
 import { isLeased, isLongDead } from "../jobs/lease.ts";
 import { JOB_STATES, isActive } from "../jobs/states.ts";
@@ -45,6 +46,11 @@ export interface JanitorOptions {
   readonly partMaxAgeMs: number;
   /** A lease expired longer than this is reported as dead. */
   readonly deadLeaseGraceMs: number;
+}
+
+/** Janitor settings from the configuration: PART_MAX_AGE, and dead leases reported after 10 × LEASE_TTL. */
+export function janitorOptions(config: Pick<Config, "partMaxAgeMs" | "leaseTtlMs">): JanitorOptions {
+  return { partMaxAgeMs: config.partMaxAgeMs, deadLeaseGraceMs: config.leaseTtlMs * 10 };
 }
 
 /** Which folder an entry lives in: sources and intermediates, or results. */

@@ -136,8 +136,7 @@ export class SqliteJobStore implements JobStore {
       .where(and(eq(fileJobs.id, id), eq(fileJobs.status, from)))
       .returning({ id: fileJobs.id })
       .all();
-    if (r.length > 0) this.db.delete(jobResults).where(eq(jobResults.jobId, id)).returning({ id: fileJobs.id })
-      .all();
+    if (r.length > 0) this.db.delete(jobResults).where(eq(jobResults.jobId, id)).run();
     return r.length > 0;
   }
 
@@ -148,7 +147,6 @@ export class SqliteJobStore implements JobStore {
   async get(id: number): Promise<FileJob | undefined> {
     return this.stmts.byId.get({ id }) ?? undefined;
   }
-
 
   async getSettings(chatId: number): Promise<{ pdfAction: string }> {
     const row = this.db.select().from(chatSettings).where(eq(chatSettings.chatId, chatId)).get();
@@ -166,8 +164,6 @@ export class SqliteJobStore implements JobStore {
   async listByChat(chatId: number, limit: number): Promise<FileJob[]> {
     return this.db.select().from(fileJobs).where(eq(fileJobs.chatId, chatId)).orderBy(desc(fileJobs.id)).limit(limit).all();
   }
-
-
 
   async findReadyBySha(chatId: number, sha256: string, variant: string, now: number, excludeId: number): Promise<FileJob | undefined> {
     return this.db

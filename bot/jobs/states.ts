@@ -11,7 +11,6 @@ export const ACTIVE_STATES = ["accepted", "fetched", "processing"] as const sati
 /** One of {@link ACTIVE_STATES}. */
 export type ActiveState = (typeof ACTIVE_STATES)[number];
 
-
 /** Allowed forward moves. `failed`/`expired` may be re-armed to `accepted` only by a re-sent file. */
 const NEXT: Readonly<Record<JobState, readonly JobState[]>> = {
   accepted: ["fetched", "failed"],

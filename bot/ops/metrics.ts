@@ -10,7 +10,7 @@ import { JOB_STATES } from "../jobs/states.ts";
 /** docket's metrics and their registry. */
 export interface Metrics {
   readonly registry: Registry;
-  /** Seconds from claim to `ready` of the processing step. */
+  /** Seconds one processor run took (the isolated child), by detected type. */
   readonly processingSeconds: Histogram<"type">;
   /** Chat holds after a 429 (outbox ChatHold events). */
   readonly chatHolds: Counter;

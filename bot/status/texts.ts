@@ -3,8 +3,7 @@
  * failure (`reason-<code>` in bot/locales/<lang>/reasons.ftl).
  */
 import type { Facts } from "../../processors/types.ts";
-import { t, type Locale } from "../i18n/index.ts";
-import { hasMessage, i18n } from "../i18n/index.ts";
+import { hasMessage, i18n, t, type Locale } from "../i18n/index.ts";
 import { sizeParts } from "../intake/format.ts";
 
 /**

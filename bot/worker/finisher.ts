@@ -3,10 +3,8 @@
  * files (database first, then the file system — seed 000: "Сначала в базе
  * фиксируется новое состояние, потом удаляется файл"), then the chat message.
  */
-import { rm } from "node:fs/promises";
 import type { FileJob, JobState } from "../db/schema.ts";
-import { localeFor } from "../i18n/index.ts";
-import { t } from "../i18n/index.ts";
+import { localeFor, t } from "../i18n/index.ts";
 import { decideAfterFailure, type TryFailure } from "../jobs/retry.ts";
 import type { Services } from "../services.ts";
 import { reasonText } from "../status/texts.ts";
@@ -76,10 +74,5 @@ export class Finisher {
   async releaseAfterReady(jobId: number): Promise<void> {
     await this.removeTemp(jobId);
     await this.services.store.releaseReservation(jobId);
-  }
-
-  /** Remove one path, ignoring absence. */
-  async removePath(path: string | null): Promise<void> {
-    if (path) await rm(path, { recursive: true, force: true });
   }
 }

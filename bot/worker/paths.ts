@@ -45,7 +45,7 @@ export function jobIdOf(name: string): number | null {
 }
 
 /** Remove every entry of `dir` that belongs to `jobId` (files and folders). Returns how many. */
-export async function removeJobFiles(dir: string, jobId: number, keep?: string): Promise<number> {
+export async function removeJobFiles(dir: string, jobId: number): Promise<number> {
   let n = 0;
   let names: string[];
   try {
@@ -55,9 +55,7 @@ export async function removeJobFiles(dir: string, jobId: number, keep?: string):
   }
   for (const name of names) {
     if (jobIdOf(name) !== jobId) continue;
-    const full = join(dir, name);
-    if (keep && full === keep) continue;
-    await rm(full, { recursive: true, force: true });
+    await rm(join(dir, name), { recursive: true, force: true });
     n++;
   }
   return n;

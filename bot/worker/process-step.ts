@@ -247,7 +247,7 @@ export class ProcessStep {
    * Map an error of the processing step to a failure; `largestOutput` (bytes) names the size of a
    * 413; `attempts` = tries so far, this one included (the wall-clock timeout is retried once).
    */
-  private classify(err: unknown, largestOutput: number, attempts = 1): TryFailure {
+  private classify(err: unknown, largestOutput: number, attempts: number): TryFailure {
     if (err instanceof ProcessingError) {
       // processors/retry-policy.ts: a page over its budget or the memory cap (too_much_memory) fails the same way on
       // every try (final at once); the wall clock is retried once; other crashes are retried.
