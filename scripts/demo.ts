@@ -15,7 +15,7 @@ import { existsSync, readdirSync, rmSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { startEmulator, type ChatUser } from "../test/emulator/index.ts";
 import { parseManifest, type ManifestRow } from "./samples/manifest.ts";
-import { judge } from "./demo/judge.ts";
+import { hasEnded, judge } from "./demo/judge.ts";
 import { botEnv, spawnBot } from "./demo/bot-process.ts";
 
 const folder = resolve(process.argv[2] ?? "samples");
@@ -68,7 +68,7 @@ const started = Date.now();
 let rows: Row[] = [];
 for (;;) {
   rows = readJobs();
-  const ended = sent.filter((s) => ["ready", "failed", "expired"].includes(jobFor(rows, s)?.status ?? ""));
+  const ended = sent.filter((s) => hasEnded(jobFor(rows, s)?.status));
   if (ended.length === sent.length) break;
   if (Date.now() - started > timeoutMs || child.exitCode !== null) {
     console.error(`demo: ${sent.length - ended.length} job(s) did not end${child.exitCode !== null ? ` (bot exited with ${child.exitCode})` : ` within ${timeoutMs} ms`}`);

@@ -58,7 +58,7 @@ async function benchApp(dir: string, apiRoot = "http://127.0.0.1:9", token = BOT
 const BOT_TOKEN = "123456789:AAE-bench-token-docket-intake_xyz0";
 
 /** The Bot API `Update` of a private-chat document message for {@link benchJob} `i`. */
-export function documentUpdate(i: number, chats: number): Update {
+function documentUpdate(i: number, chats: number): Update {
   const j = benchJob(i, chats);
   return {
     update_id: j.updateId,
@@ -83,7 +83,7 @@ interface IntakeRun {
 export type IntakeVariant = "direct-sequential" | "direct-concurrent" | "emulator-http";
 
 /** Updates in flight in the concurrent direct variant (as @grammyjs/runner hands them out). */
-export const CONCURRENCY = 64;
+const CONCURRENCY = 64;
 
 async function direct(updates: number, chats: number, concurrent: boolean, history: number): Promise<IntakeRun> {
   const dir = mkdtempSync(join(tmpdir(), "docket-bench-intake-"));

@@ -4,8 +4,13 @@
  * width, height, frames); `reject` rows must be `failed` with the reason or a
  * documented alias. Without a manifest row, any truthful end state is right.
  */
+import { isActive, JOB_STATES, type JobState } from "../../bot/jobs/states.ts";
 import type { ManifestRow } from "../samples/manifest.ts";
 
+/** Whether a job in `status` has ended (ready, failed or expired: a known state no worker still owns; bot/jobs/states.ts). */
+export function hasEnded(status: string | undefined): boolean {
+  return (JOB_STATES as readonly string[]).includes(status ?? "") && !isActive(status as JobState);
+}
 
 /** The job as the demo reads it from SQLite. */
 export interface JobOutcome {
@@ -34,7 +39,7 @@ export function judge(row: ManifestRow | null, job: JobOutcome | null): Verdict 
     .filter(Boolean)
     .join(" ");
   if (!job) return { right: false, why: "no job was created", factsText };
-  const ended = ["ready", "failed", "expired"].includes(job.status);
+  const ended = hasEnded(job.status);
   if (!row) return { right: ended, why: ended ? "" : `still ${job.status}`, factsText };
   if (row.expected === "ok") {
     if (job.status !== "ready") return { right: false, why: `expected ready, got ${job.status}${job.reason ? ` (${job.reason})` : ""}`, factsText };

@@ -59,12 +59,11 @@ skip() { printf '  - skipped: %s\n' "$*" >&2; }
 # The content is never printed (it may hold secrets); dry-run only names the file.
 write_file() {
   local mode="$1" dest="$2" owner="${3:-}" tmp
+  printf '  + write %s (mode %s%s)\n' "$dest" "$mode" "${owner:+, owner $owner}" >&2
   if [ "$DRY_RUN" = 1 ]; then
-    printf '  + write %s (mode %s%s)\n' "$dest" "$mode" "${owner:+, owner $owner}" >&2
     cat >/dev/null
     return 0
   fi
-  printf '  + write %s (mode %s%s)\n' "$dest" "$mode" "${owner:+, owner $owner}" >&2
   mkdir -p "$(dirname "$dest")"
   tmp="$(mktemp "$dest.XXXXXX")"
   chmod "$mode" "$tmp"

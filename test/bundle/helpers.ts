@@ -6,6 +6,7 @@ import { createHash } from "node:crypto";
 import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, lstatSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
+import { onTestFinished } from "vitest";
 
 /** Absolute path of the repository root (the directory holding package.json). */
 export const repoRoot: string = resolve(import.meta.dirname, "../..");
@@ -119,6 +120,16 @@ export function composeConfigOf(client: readonly string[], line: string, etcDir:
 /** A fresh directory under the system temp dir; remove it with {@link removeDir}. */
 export function makeTempDir(prefix: string): string {
   return mkdtempSync(join(tmpdir(), `docket-${prefix}-`));
+}
+
+/**
+ * A fresh temp directory ({@link makeTempDir}) removed when the current test finishes, pass or
+ * fail (vitest `onTestFinished`). Call it inside a test, not in a hook.
+ */
+export function testTempDir(prefix: string): string {
+  const dir = makeTempDir(prefix);
+  onTestFinished(() => removeDir(dir));
+  return dir;
 }
 
 /** Recursive delete, ignoring a missing path. */

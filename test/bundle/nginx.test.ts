@@ -10,7 +10,7 @@
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeToken, makeTempDir, removeDir, repoRoot, runCmd, runCmdAsync, toolPolicy } from "./helpers";
+import { fakeToken, makeTempDir, removeDir, repoRoot, runCmd, runCmdAsync, testTempDir, toolPolicy } from "./helpers";
 
 const policy = toolPolicy("nginx");
 const opensslPolicy = toolPolicy("openssl");
@@ -114,16 +114,12 @@ describe.skipIf(policy === "skip" || opensslPolicy === "skip")("nginx docket.con
   });
 
   it("fails nginx -t without the generated include (the check can fail)", () => {
-    const empty = makeTempDir("nginx-empty");
-    try {
-      writeFileSync(join(empty, "nginx.conf"), mainConf(docketConf).replaceAll(dir, empty));
-      mkdirSync(join(empty, "tmp"));
-      const r = nginxToFiles(["-t", "-e", join(empty, "error.log"), "-p", `${empty}/`, "-c", join(empty, "nginx.conf")], "t-empty");
-      expect(r.status).not.toBe(0);
-      expect(r.out).toContain("webhook.conf");
-    } finally {
-      removeDir(empty);
-    }
+    const empty = testTempDir("nginx-empty");
+    writeFileSync(join(empty, "nginx.conf"), mainConf(docketConf).replaceAll(dir, empty));
+    mkdirSync(join(empty, "tmp"));
+    const r = nginxToFiles(["-t", "-e", join(empty, "error.log"), "-p", `${empty}/`, "-c", join(empty, "nginx.conf")], "t-empty");
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain("webhook.conf");
   });
 
   it("serves only POST to the WEBHOOK_URL path with the right secret, and masks tokens in its log", async () => {
