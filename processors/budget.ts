@@ -2,6 +2,7 @@
  * Time budget for one step inside a processor (e.g. one PDF page), ms.
  * The whole attempt is also bounded from outside by runIsolated's wall clock.
  */
+import { ProcessingError } from "./types.ts";
 
 /** Marker returned by {@link withBudget} when the budget ran out first. */
 export const OVER_BUDGET: unique symbol = Symbol("over budget");
@@ -24,4 +25,15 @@ export async function withBudget<T>(work: Promise<T>, ms: number): Promise<T | t
   } finally {
     clearTimeout(timer);
   }
+}
+
+/**
+ * The refusal for one page over its budget: `processing_timeout` with {seconds, page}. The `page`
+ * param marks it final (processors/retry-policy.ts never retries it; the wall clock has none).
+ * @param step what overran, for the operator detail (`text`, `render`)
+ * @param page 1-based page number
+ * @param budgetMs the per-page budget, ms (the chat message shows whole seconds, rounded up)
+ */
+export function pageOverBudget(step: string, page: number, budgetMs: number): ProcessingError {
+  return new ProcessingError("processing_timeout", { seconds: Math.ceil(budgetMs / 1000), page }, `${step} of page ${page} took over ${budgetMs} ms`);
 }

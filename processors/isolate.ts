@@ -133,22 +133,20 @@ export async function runIsolated(inputPath: string, options: ProcessorOptions, 
   const errText = await stderr;
   await progress;
   const killed = cause as KillCause | null;
-  if (killed?.kind === "timeout") {
+  if (killed) {
     await rm(resultPath, { force: true });
-    throw new ProcessingError("processing_timeout", { seconds: Math.ceil(limits.timeoutMs / 1000) }, `processor child killed after ${limits.timeoutMs} ms`);
-  }
-  if (killed?.kind === "memory") {
-    await rm(resultPath, { force: true });
-    // The same file needs the same memory on every try: its own reason makes it final and the
-    // chat text truthful (audit of issue 5, gap 4); `limit_mb` names the cap.
-    throw new ProcessingError(
-      "too_much_memory",
-      { limit_mb: limits.memoryMb },
-      `processor child killed: out of memory cap (RSS ${Math.round(killed.rss / 2 ** 20)} MB > ${limits.memoryMb} MB)`,
-    );
-  }
-  if (killed?.kind === "cancelled") {
-    await rm(resultPath, { force: true });
+    if (killed.kind === "timeout") {
+      throw new ProcessingError("processing_timeout", { seconds: Math.ceil(limits.timeoutMs / 1000) }, `processor child killed after ${limits.timeoutMs} ms`);
+    }
+    if (killed.kind === "memory") {
+      // The same file needs the same memory on every try: its own reason makes it final and the
+      // chat text truthful (audit of issue 5, gap 4); `limit_mb` names the cap.
+      throw new ProcessingError(
+        "too_much_memory",
+        { limit_mb: limits.memoryMb },
+        `processor child killed: out of memory cap (RSS ${Math.round(killed.rss / 2 ** 20)} MB > ${limits.memoryMb} MB)`,
+      );
+    }
     throw new ProcessingError("cancelled", {}, "processor child killed: cancelled");
   }
 

@@ -19,6 +19,7 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import sharp from "sharp";
 import { makePdf } from "../../scripts/samples/index.ts";
+import { median } from "../queue/stats.ts";
 import { runTask } from "./task.ts";
 
 const RUNS = Number(process.argv[2] ?? 5);
@@ -49,11 +50,6 @@ function measure(cmd: string[]): { ms: number; rssMb: number } {
   const rssKb = Number(/Maximum resident set size \(kbytes\): (\d+)/.exec(err)![1]);
   return { ms, rssMb: rssKb / 1024 };
 }
-
-const median = (xs: number[]): number => {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[Math.floor(s.length / 2)]!;
-};
 
 /** Median wall and RSS over RUNS runs (one warm-up run first, not counted). */
 function bench(cmd: string[]): { ms: number; rssMb: number } {

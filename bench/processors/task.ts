@@ -6,7 +6,7 @@
  *   bun bench/processors/task.ts render <in.pdf> <out.jpg> [maxSide]
  *   bun bench/processors/task.ts image  <in> <workDir> [maxSide]
  */
-import { openPdf } from "../../processors/pdf/open.ts";
+import { closePdf, openPdf } from "../../processors/pdf/open.ts";
 import { renderPageJpeg } from "../../processors/pdf/render.ts";
 import { extractText } from "../../processors/pdf/text.ts";
 import { processImage } from "../../processors/image/process-image.ts";
@@ -28,7 +28,9 @@ export async function runTask(op: string, input: string, out: string, maxSide: n
       throw new Error(`unknown op ${op}`);
     }
   } finally {
-    await pdf.task.destroy();
+    // closePdf, not task.destroy(): pdf.js leaves a worker passed in by the caller running, and
+    // the in-process warm runs of run.ts would pile up page-worker threads.
+    await closePdf(pdf);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { Zip, ZipPassThrough } from "fflate";
 import { join } from "node:path";
+import { pageOverBudget } from "../budget.ts";
 import { outputFile } from "../naming.ts";
 import { ProcessingError, type Facts, type ProcessorOptions, type ProcessorOutput, type ProcessorResult } from "../types.ts";
 import { closePdf, openPdf, type OpenPdf } from "./open.ts";
@@ -57,7 +58,7 @@ async function writePagesZip(pdf: OpenPdf, options: ProcessorOptions, maxSide: n
   let rendered = 0;
   for (let n = 1; n <= pages; n++) {
     const img = await renderPageJpeg(pdf, n, maxSide, options.pdfPageBudgetMs);
-    if (!img) throw new ProcessingError("processing_timeout", { seconds: Math.ceil(options.pdfPageBudgetMs / 1000), page: n }, `render of page ${n} took over ${options.pdfPageBudgetMs} ms`);
+    if (!img) throw pageOverBudget("render", n, options.pdfPageBudgetMs);
     const entry = new ZipPassThrough(`page-${String(n).padStart(digits, "0")}.jpg`);
     zip.add(entry);
     entry.push(img.jpeg, true);

@@ -2,8 +2,7 @@
  * Text layer extraction with pdf.js `getTextContent`, one page at a time, each page
  * within the per-page budget; `page.cleanup()` after each page (DESIGN.md pitfalls: memory).
  */
-import { OVER_BUDGET, withBudget } from "../budget.ts";
-import { ProcessingError } from "../types.ts";
+import { OVER_BUDGET, pageOverBudget, withBudget } from "../budget.ts";
 import type { OpenPdf } from "./open.ts";
 
 /** Text of one page from pdf.js text items (`hasEOL` marks line ends). */
@@ -45,7 +44,7 @@ export async function extractText(pdf: OpenPdf, pageBudgetMs: number, onProgress
         // Abandoning the promise is not enough: the page would keep the CPU busy (and, in
         // the fake worker, delay everything after it) until parsed. Stop the thread.
         pdf.worker.stop();
-        throw new ProcessingError("processing_timeout", { seconds: Math.ceil(pageBudgetMs / 1000), page: n }, `text of page ${n} took over ${pageBudgetMs} ms`);
+        throw pageOverBudget("text", n, pageBudgetMs);
       }
       const text = joinTextItems(content.items);
       chars += text.replace(/\s+/g, "").length;

@@ -44,6 +44,14 @@ const helloPages = (prefix: string, count: number) =>
 /** The 800x600 test-card JPEG: the `ok` photo and, cut in half, the truncated one. */
 const photo = () => makeJpeg(800, 600, { quality: 80 });
 
+/** A `reject` sample: the reason goes first in the detail; a refused file promises no facts. */
+const reject = (reason: ManifestReason, row: Omit<SampleSpec, "expected" | "reason" | "facts">): SampleSpec => ({
+  ...row,
+  expected: "reject",
+  reason,
+  facts: {},
+});
+
 /** All samples, in manifest order (ok first, then reject). */
 export const SAMPLES: readonly SampleSpec[] = [
   {
@@ -236,127 +244,94 @@ export const SAMPLES: readonly SampleSpec[] = [
     howMade: "makePng(10, 10, {fill: [255, 0, 0]}) (sharp), saved under a .pdf name",
     make: () => makePng(10, 10, { fill: [255, 0, 0] }),
   },
-  {
+  reject("empty", {
     file: "empty.pdf",
     realType: "unknown",
     declaredName: "scan.pdf",
-    expected: "reject",
-    reason: "empty",
-    facts: {},
     notes: ["0 bytes"],
     howMade: "empty file",
     make: () => new Uint8Array(0),
-  },
-  {
+  }),
+  reject("empty", {
     file: "pdf_zero_pages.pdf",
     realType: "application/pdf",
     declaredName: "empty_form.pdf",
-    expected: "reject",
-    reason: "empty",
-    facts: {},
     notes: ["well-formed PDF whose page tree has /Kids [] /Count 0", "pdf.js opens it with numPages 0"],
     howMade: "makePdf({pages: []})",
     make: () => makePdf({ pages: [] }),
-  },
-  {
+  }),
+  reject("not_pdf", {
     file: "text_as_invoice.pdf",
     realType: "text/plain",
     declaredName: "invoice.pdf",
-    expected: "reject",
-    reason: "not_pdf",
-    facts: {},
     notes: ['(alias unsupported_type)', 'plain ASCII text that mentions "Invoice 4812" but has no %PDF header'],
     howMade: "makeTextInvoice() in scripts/samples/documents.ts",
     make: makeTextInvoice,
-  },
-  {
+  }),
+  reject("not_pdf", {
     file: "mislabeled_docx_as_report.pdf",
     realType: "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
     declaredName: "report.pdf",
-    expected: "reject",
-    reason: "not_pdf",
-    facts: {},
     notes: ["(alias unsupported_type)", "a ZIP container (PK 03 04) holding a minimal DOCX"],
     howMade: "makeDocx(): fflate zipSync of [Content_Types].xml, _rels/.rels, word/document.xml",
     make: () => makeDocx(),
-  },
-  {
+  }),
+  reject("truncated", {
     file: "pdf_truncated.pdf",
     realType: "application/pdf",
     declaredName: "policy_schedule.pdf",
-    expected: "reject",
-    reason: "truncated",
-    facts: {},
     notes: ["first half of a 3-page PDF", "no %%EOF, startxref, trailer or page tree", "pdf.js: Invalid PDF structure"],
     howMade: "truncate(makePdf(policy, 3 pages), 0.5)",
     make: () => truncate(makePdf({ pages: helloPages("Policy schedule", 3) })),
-  },
-  {
+  }),
+  reject("corrupt", {
     file: "pdf_garbage_after_header.pdf",
     realType: "application/pdf",
     declaredName: "report.pdf",
-    expected: "reject",
-    reason: "corrupt",
-    facts: {},
     notes: ["only the 15-byte %PDF-1.7 header is real, then 6000 seeded random bytes (no objects, no xref, no %%EOF)", "(alias: truncated/not_pdf acceptable)"],
     howMade: "garbageAfterHeader(\"1.7\", 6000, seed 4812) in scripts/samples/damage.ts",
     make: () => garbageAfterHeader(),
-  },
-  {
+  }),
+  reject("encrypted", {
     file: "pdf_password_protected.pdf",
     realType: "application/pdf",
     declaredName: "memo.pdf",
-    expected: "reject",
-    reason: "encrypted",
-    facts: {},
     notes: ["RC4 40-bit (Standard security handler R2), user password required (it is userpw-66, for checking only)", "pdf.js: PasswordException code 1 (No password given)"],
     howMade: 'makePdf({encrypt: {userPassword: "userpw-66", ownerPassword: "ownerpw-66"}})',
     make: () => makePdf({ pages: [["Memo 66", "Internal only"]], encrypt: { userPassword: "userpw-66", ownerPassword: "ownerpw-66" } }),
-  },
-  {
+  }),
+  reject("truncated", {
     file: "img_truncated.jpg",
     realType: "image/jpeg",
     declaredName: "contract_photo.jpg",
-    expected: "reject",
-    reason: "truncated",
-    facts: {},
     notes: ["first half of the 800x600 baseline JPEG img_rgb.jpg, no EOI (FF D9) marker", "header still says 800x600", "sharp decode: premature end of JPEG image"],
     howMade: "truncate(makeJpeg(800, 600, {quality: 80}), 0.5)",
     make: async () => truncate(await photo()),
-  },
-  {
+  }),
+  reject("too_many_pixels", {
     file: "img_bomb_30000x30000.png",
     realType: "image/png",
     declaredName: "wallpaper.png",
-    expected: "reject",
-    reason: "too_many_pixels",
-    facts: {},
     notes: ["header says 30000x30000 (900 megapixels), 1-bit palette, all white", "must be refused from the header before decoding", "sharp metadata(): Input image exceeds pixel limit"],
     howMade: "makeBombPng(30000, 30000): encodePng, IHDR bit depth 1 colour type 3, zero rows, zlib level 9",
     make: () => makeBombPng(30_000, 30_000),
-  },
-  {
+  }),
+  reject("unsupported_type", {
     file: "img_svg_xxe.svg",
     realType: "image/svg+xml",
     declaredName: "logo.svg",
-    expected: "reject",
-    reason: "unsupported_type",
-    facts: {},
     notes: ['SVG whose DOCTYPE declares an external entity SYSTEM "file:///etc/passwd" used in a <text>', "must not be parsed with entity resolution"],
     howMade: "makeXxeSvg() in scripts/samples/documents.ts",
     make: makeXxeSvg,
-  },
-  {
+  }),
+  reject("unsupported_type", {
     file: "random_bytes.bin",
     realType: "unknown",
     declaredName: "IMG_0042.jpg",
-    expected: "reject",
-    reason: "unsupported_type",
-    facts: {},
     notes: ["8192 seeded pseudo-random bytes (mulberry32 seed 77), first two bytes 5a 13, no known signature"],
     howMade: "randomBytes(8192, seed 77) in scripts/samples/damage.ts",
     make: () => randomBytes(8192, 77),
-  },
+  }),
 ];
 
 /**

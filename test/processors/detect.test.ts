@@ -2,14 +2,13 @@
  * Content detection, declared-type mismatch (BR-08, BR-21), result naming and the
  * result-upload check, on bytes made here.
  */
-import { zipSync, strToU8 } from "fflate";
 import sharp from "sharp";
 import { afterEach, describe, expect, test } from "vitest";
 import { detectFile, findPdfSignature } from "../../processors/detect.ts";
 import { declaredType, findMismatch } from "../../processors/mismatch.ts";
 import { displayStem } from "../../processors/naming.ts";
 import { checkOutputSizes } from "../../processors/output-size.ts";
-import { makePdf } from "../../scripts/samples/index.ts";
+import { makeDocx, makePdf } from "../../scripts/samples/index.ts";
 import { processFile } from "../../processors/process-file.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { testOptions } from "./support/fixtures.ts";
@@ -27,23 +26,12 @@ async function reasonOf(bytes: Uint8Array, name: string | null, mime: string | n
   return err;
 }
 
-/** Minimal DOCX: a ZIP with [Content_Types].xml, _rels/.rels and word/document.xml (BR-21). */
-function docx(): Uint8Array {
-  return zipSync({
-    "[Content_Types].xml": strToU8(
-      '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>',
-    ),
-    "_rels/.rels": strToU8('<?xml version="1.0"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"/>'),
-    "word/document.xml": strToU8('<?xml version="1.0"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"/>'),
-  });
-}
-
 describe("detectFile", () => {
   test("by content, not by name", async () => {
     const png = await sharp({ create: { width: 10, height: 10, channels: 3, background: "red" } }).png().toBuffer();
     expect(await detectFile(write(png).path)).toEqual({ mime: "image/png", kind: "image", ext: "png", label: "PNG image" });
     expect((await detectFile(write(makePdf({ pages: [["x"]] })).path)).kind).toBe("pdf");
-    expect((await detectFile(write(docx()).path)).label).toBe("Word document");
+    expect((await detectFile(write(makeDocx()).path)).label).toBe("Word document");
     expect((await detectFile(write(new TextEncoder().encode("Invoice 4812\nTotal: 5\n")).path)).mime).toBe("text/plain");
     const svg = new TextEncoder().encode('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg"/>');
     expect((await detectFile(write(svg).path)).mime).toBe("image/svg+xml");
@@ -63,9 +51,9 @@ describe("detectFile", () => {
 describe("refusals by content (fixture README reasons)", () => {
   test("0 bytes → empty; DOCX/text as .pdf → not_pdf; DOCX as .docx, random → unsupported_type", async () => {
     expect(await reasonOf(new Uint8Array(0), "scan.pdf")).toBe("empty");
-    expect(await reasonOf(docx(), "report.pdf")).toBe("not_pdf");
-    expect(await reasonOf(docx(), "report", "application/pdf")).toBe("not_pdf");
-    expect(await reasonOf(docx(), "report.docx")).toBe("unsupported_type");
+    expect(await reasonOf(makeDocx(), "report.pdf")).toBe("not_pdf");
+    expect(await reasonOf(makeDocx(), "report", "application/pdf")).toBe("not_pdf");
+    expect(await reasonOf(makeDocx(), "report.docx")).toBe("unsupported_type");
     expect(await reasonOf(new TextEncoder().encode("Invoice 4812, no header"), "invoice.pdf")).toBe("not_pdf");
     expect(await reasonOf(Uint8Array.from({ length: 4096 }, (_, i) => (i * 31 + 0x5a) & 255), "IMG_0042.jpg")).toBe("unsupported_type");
   });
@@ -110,7 +98,7 @@ describe("mismatch and naming helpers", () => {
 
 describe("checkOutputSizes", () => {
   const out = (size: number) => ({ path: "/w/x", fileName: "x", mime: "image/jpeg", size });
-  test("passes at the limit, refuses the largest over it (size in bytes, limit in MB)", () => {
+  test("passes at the limit, refuses the largest over it (size in bytes, limit in bytes)", () => {
     expect(() => checkOutputSizes([out(52_428_800)], 52_428_800)).not.toThrow();
     let err: unknown;
     try {

@@ -1,7 +1,7 @@
 /**
  * runIsolated with real child processes: success, a refusal passing through, and each
  * failure mode made real by the child's test fault switch (DOCKET_CHILD_FAULT via
- * `testFault`): hang → processing_timeout, allocate → processing_crashed (memory cap),
+ * `testFault`): hang → processing_timeout, allocate → too_much_memory (memory cap),
  * exit/abort → processing_crashed, abort signal → cancelled. After each failure the next
  * attempt still succeeds (one file's failure fails that attempt only).
  */
@@ -12,26 +12,19 @@ import { runIsolated, residentBytes } from "../../processors/isolate.ts";
 import { isRetryableProcessingFailure } from "../../processors/retry-policy.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
-import { fixturesDir, haveFixtures, noteIfNoFixtures, makeWorkDir, testOptions } from "./support/fixtures.ts";
+import { fixturesDir, haveFixtures, noteIfNoFixtures, testOptions } from "./support/fixtures.ts";
 import { readManifest } from "./support/manifest.ts";
-import { refused } from "./support/run.ts";
+import { cleanupWorkDirs, refused, writeInput } from "./support/run.ts";
 
 noteIfNoFixtures("isolate");
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+afterEach(cleanupWorkDirs);
 
 /** A work dir with a 2-page text PDF in it. */
 function setup(): { dir: string; pdf: string } {
-  const work = makeWorkDir();
-  cleanups.push(work.cleanup);
-  const pdf = join(work.dir, "source.pdf");
-  writeFileSync(pdf, makePdf({ pages: [["Isolated page one"], ["Isolated page two"]] }));
-  return { dir: work.dir, pdf };
+  const { path, dir } = writeInput(makePdf({ pages: [["Isolated page one"], ["Isolated page two"]] }));
+  return { dir, pdf: path };
 }
-
 
 const LIMITS = { timeoutMs: 20_000, memoryMb: 1024 };
 

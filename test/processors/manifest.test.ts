@@ -7,7 +7,8 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { processFile } from "../../processors/process-file.ts";
 import { ProcessingError, type ProcessorResult } from "../../processors/types.ts";
-import { fixturesDir, haveFixtures, makeWorkDir, noteIfNoFixtures, testOptions } from "./support/fixtures.ts";
+import { fixturesDir, haveFixtures, noteIfNoFixtures, testOptions } from "./support/fixtures.ts";
+import { cleanupWorkDirs, workDir } from "./support/run.ts";
 import { parseOk, readManifest, rejectParams, type ManifestRow } from "./support/manifest.ts";
 
 noteIfNoFixtures("manifest");
@@ -25,16 +26,11 @@ const EXTS: Record<string, string[]> = {
   "image/bmp": ["bmp"],
 };
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+afterEach(cleanupWorkDirs);
 
 async function run(row: ManifestRow): Promise<{ result?: ProcessorResult; error?: unknown }> {
-  const work = makeWorkDir();
-  cleanups.push(work.cleanup);
   try {
-    return { result: await processFile(join(fixturesDir, row.file), testOptions(work.dir, row.declaredName)) };
+    return { result: await processFile(join(fixturesDir, row.file), testOptions(workDir(), row.declaredName)) };
   } catch (error) {
     return { error };
   }

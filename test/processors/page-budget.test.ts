@@ -9,8 +9,7 @@
  * (60 s) is far above the heavy page. The attempt's wall clock is 45 s, so a timeout that names
  * a page came from the page budget, not from the wall clock (whose params have no page).
  */
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, readdirSync } from "node:fs";
 import { unzipSync } from "fflate";
 import sharp from "sharp";
 import { afterEach, beforeAll, describe, expect, test } from "vitest";
@@ -20,8 +19,8 @@ import { processPdf } from "../../processors/pdf/process-pdf.ts";
 import { renderPageJpeg } from "../../processors/pdf/render.ts";
 import { extractText } from "../../processors/pdf/text.ts";
 import { fillOps, makePdf, textShowOps } from "../../scripts/samples/index.ts";
-import { makeWorkDir, testOptions } from "./support/fixtures.ts";
-import { refused } from "./support/run.ts";
+import { testOptions } from "./support/fixtures.ts";
+import { cleanupWorkDirs, refused, writeInput } from "./support/run.ts";
 
 /** Budget the heavy pages are far over and the light pages far under, ms. */
 const TIGHT_MS = 1000;
@@ -48,19 +47,7 @@ beforeAll(() => {
   renderHeavyFirst = makePdf({ pages: [["Heavy page one"], ["Light page two"]], contents: [fillOps(FILLS)] });
 });
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-
-/** A fresh work dir with `bytes` written as `source.pdf`. */
-function input(bytes: Uint8Array): { dir: string; path: string } {
-  const work = makeWorkDir();
-  cleanups.push(work.cleanup);
-  const path = join(work.dir, "source.pdf");
-  writeFileSync(path, bytes);
-  return { dir: work.dir, path };
-}
+afterEach(cleanupWorkDirs);
 
 /** Pids of live processes whose command line mentions `needle` (the child carries its workDir in argv). */
 function processesMentioning(needle: string): number[] {
@@ -78,7 +65,7 @@ function processesMentioning(needle: string): number[] {
 
 describe("page budget through the processor child (runIsolated)", () => {
   test("text: the heavy page 3 over a tight budget → processing_timeout {page: 3}, light pages passed, child gone", async () => {
-    const { dir, path } = input(textHeavy);
+    const { dir, path } = writeInput(textHeavy);
     const progress: [number, number][] = [];
     const err = await refused(
       runIsolated(path, testOptions(dir, "heavy.pdf", { pdfPageBudgetMs: TIGHT_MS }), { ...LIMITS, onProgress: (d, t) => progress.push([d, t]) }),
@@ -90,11 +77,11 @@ describe("page budget through the processor child (runIsolated)", () => {
     expect(progress[0]).toEqual([1, 3]);
     expect(progress.every(([done]) => done <= 2)).toBe(true);
     expect(processesMentioning(dir)).toEqual([]);
-    expect(readdirSync(dir).sort()).toEqual(["source.pdf"]); // no .txt, no result file left
+    expect(readdirSync(dir).sort()).toEqual(["source.bin"]); // no .txt, no result file left
   }, 90_000);
 
   test("text: the same file with a generous budget → every character of the heavy page extracted", async () => {
-    const { dir, path } = input(textHeavy);
+    const { dir, path } = writeInput(textHeavy);
     const { facts, outputs } = await runIsolated(path, testOptions(dir, "heavy.pdf", { pdfPageBudgetMs: GENEROUS_MS }), LIMITS);
     expect(facts.pages).toBe(3);
     expect(facts.textChars).toBe(LINE_CHARS + 2 * TEXT_OPS); // `w0` … `w9`: two characters per Tj
@@ -106,7 +93,7 @@ describe("page budget through the processor child (runIsolated)", () => {
   }, 90_000);
 
   test("render (`pages`): the heavy page 3 over a tight budget → processing_timeout {page: 3}; generous → all pages drawn", async () => {
-    const { dir, path } = input(renderHeavy);
+    const { dir, path } = writeInput(renderHeavy);
     const err = await refused(runIsolated(path, testOptions(dir, "fills.pdf", { action: "pages", pdfPageBudgetMs: TIGHT_MS }), LIMITS));
     expect(err.reason).toBe("processing_timeout");
     expect(err.params).toEqual({ seconds: 1, page: 3 });
@@ -147,7 +134,7 @@ describe("page budget in-process: the over-budget page is stopped, not abandoned
   }, 90_000);
 
   test("preview of a heavy page 1 over budget → skipped, the text result still delivered", async () => {
-    const { dir, path } = input(renderHeavyFirst);
+    const { dir, path } = writeInput(renderHeavyFirst);
     const r = await processPdf(path, testOptions(dir, "cover.pdf", { pdfPageBudgetMs: TIGHT_MS }));
     expect(r.facts.previewSkipped).toBe("page 1 render over budget");
     expect(r.facts.previewWidth).toBeUndefined();

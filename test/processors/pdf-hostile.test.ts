@@ -4,7 +4,7 @@
  * is processed under a 1024 MB memory cap, a flate bomb is final `too_much_memory`, an image
  * bomb is skipped by pdf.js's image-size limit, and the retry policy of processor failures.
  */
-import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { runIsolated } from "../../processors/isolate.ts";
@@ -12,25 +12,14 @@ import { processFile } from "../../processors/process-file.ts";
 import { isRetryableProcessingFailure } from "../../processors/retry-policy.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { makeBrokenTreePdf, makeFlateBombPdf, writeSparsePdf } from "../../scripts/samples/index.ts";
-import { makeWorkDir, testOptions } from "./support/fixtures.ts";
-import { refused } from "./support/run.ts";
+import { testOptions } from "./support/fixtures.ts";
+import { cleanupWorkDirs, refused, workDir, writeInput } from "./support/run.ts";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-
-function workDir(): string {
-  const work = makeWorkDir();
-  cleanups.push(work.cleanup);
-  return work.dir;
-}
+afterEach(cleanupWorkDirs);
 
 describe("gap 1: a page tree that breaks after the open", () => {
   test.each(["missing-kid", "kids-loop"] as const)("%s → corrupt {ext pdf, label, size none}, not a crash", async (kind) => {
-    const dir = workDir();
-    const path = join(dir, "source.bin");
-    writeFileSync(path, makeBrokenTreePdf(kind));
+    const { dir, path } = writeInput(makeBrokenTreePdf(kind));
     const err = await refused(processFile(path, testOptions(dir, "statement.pdf")));
     expect(err.reason).toBe("corrupt");
     expect(err.params).toEqual({ ext: "pdf", label: "PDF document", size: "none" });
@@ -58,9 +47,7 @@ describe("gap 2: a valid PDF far bigger than the memory cap's share", () => {
 
 describe("gap 4: bombs are final, and pdf.js's image size is limited", () => {
   test("content stream inflating to 600 MB under a 400 MB cap → too_much_memory {limit_mb}, not retried", async () => {
-    const dir = workDir();
-    const path = join(dir, "source.pdf");
-    writeFileSync(path, makeFlateBombPdf("content", 600e6));
+    const { dir, path } = writeInput(makeFlateBombPdf("content", 600e6));
     const err = await refused(runIsolated(path, testOptions(dir, "bomb.pdf"), { timeoutMs: 60_000, memoryMb: 400 }));
     expect(err.reason).toBe("too_much_memory");
     expect(err.params).toEqual({ limit_mb: 400 });
@@ -68,9 +55,7 @@ describe("gap 4: bombs are final, and pdf.js's image size is limited", () => {
   }, 60_000);
 
   test("a 12000×12000 RGB image XObject (432 MB raw) over maxInputPixels is not decoded → ready under 400 MB", async () => {
-    const dir = workDir();
-    const path = join(dir, "source.pdf");
-    writeFileSync(path, makeFlateBombPdf("image", 432e6));
+    const { dir, path } = writeInput(makeFlateBombPdf("image", 432e6));
     const r = await runIsolated(path, testOptions(dir, "scan.pdf"), { timeoutMs: 60_000, memoryMb: 400 });
     expect(r.facts.pages).toBe(1);
     expect(r.outputs.some((o) => o.mime === "image/jpeg")).toBe(true);

@@ -2,8 +2,7 @@
  * PDF processor on PDFs written here (makePdf from scripts/samples, with its RC4 40-bit
  * encryption): field cases BR-09 and BR-11, damaged files, caps, outputs.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpSync, mkdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { unzipSync } from "fflate";
 import sharp from "sharp";
@@ -13,15 +12,11 @@ import { pdfEngineSelfCheck } from "../../processors/pdf/engine.ts";
 import type { ProcessorResult } from "../../processors/types.ts";
 import { makePdf, prependJunk } from "../../scripts/samples/index.ts";
 import { fixturesDir, haveFixtures, noteIfNoFixtures, repoRoot } from "./support/fixtures.ts";
-import { cleanupWorkDirs, processBytes, refused } from "./support/run.ts";
+import { cleanupWorkDirs, processBytes, refused, workDir } from "./support/run.ts";
 
 noteIfNoFixtures("pdf");
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  cleanupWorkDirs();
-  for (const c of cleanups.splice(0)) c();
-});
+afterEach(cleanupWorkDirs);
 
 const text = (r: ProcessorResult): string => readFileSync(r.outputs.find((o) => o.mime.startsWith("text/plain"))!.path, "utf8");
 
@@ -162,8 +157,7 @@ describe("BR-11 pdf.js engine self-check", () => {
   test("without @napi-rs/canvas the self-check names it, and PDFs get pdf_engine_unavailable", async () => {
     // A copy of the engine with a node_modules that has pdfjs-dist but no @napi-rs/canvas
     // (what `npm i --omit=optional` leaves behind).
-    const dir = mkdtempSync(join(tmpdir(), "docket-br11-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = workDir();
     const src = join(repoRoot, "node_modules/pdfjs-dist");
     const dst = join(dir, "node_modules/pdfjs-dist");
     mkdirSync(join(dst, "legacy/build"), { recursive: true });
@@ -192,8 +186,7 @@ console.log(JSON.stringify({ check, reason }));
   });
 
   test("a `bun build` bundle of the PDF processor opens a PDF (worker set up without ./pdf.worker.mjs)", async () => {
-    const dir = mkdtempSync(join(tmpdir(), "docket-br11b-"));
-    cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
+    const dir = workDir();
     // Next to the bundle: the native @napi-rs/canvas (external) and pdf.js's font data, but no
     // pdf.worker.mjs file anywhere — the worker must come from inside the bundle.
     mkdirSync(join(dir, "node_modules/pdfjs-dist"), { recursive: true });

@@ -16,13 +16,19 @@ export function cleanupWorkDirs(): void {
   for (const c of pending.splice(0)) c();
 }
 
-/** Write `bytes` into a fresh work dir (generated name `source.bin`) and return both paths. */
-export function writeInput(bytes: Uint8Array): { path: string; dir: string } {
+/** A fresh work dir under the OS temp dir, removed by the next {@link cleanupWorkDirs}. */
+export function workDir(): string {
   const work = makeWorkDir();
   pending.push(work.cleanup);
-  const path = join(work.dir, "source.bin");
+  return work.dir;
+}
+
+/** Write `bytes` into a fresh work dir (generated name `source.bin`) and return both paths. */
+export function writeInput(bytes: Uint8Array): { path: string; dir: string } {
+  const dir = workDir();
+  const path = join(dir, "source.bin");
   writeFileSync(path, bytes);
-  return { path, dir: work.dir };
+  return { path, dir };
 }
 
 /** processFile on `bytes` declared as `declaredName`, with the test limits plus `extra`. */
