@@ -21,7 +21,8 @@ import { makePdf } from "../../scripts/samples/index.ts";
 import type { ChatMessage, ChatUser, SentUpdate } from "../emulator/index.ts";
 import { copyRunner } from "../support/copy-runner.ts";
 import { sparseFile } from "../support/files.ts";
-import { startStack, type Stack, type StackOptions } from "../support/stack.ts";
+import type { Stack } from "../support/stack.ts";
+import { withStack } from "../support/with-stack.ts";
 
 let seq = 0;
 /** A small, unique one-page PDF. */
@@ -32,21 +33,6 @@ const jpeg = (w = 64, h = 48) => {
   return sharp({ create: { width: w, height: h, channels: 3, background: { r: (n * 37) & 255, g: (n * 91) & 255, b: (n * 13) & 255 } } }).jpeg().toBuffer();
 };
 const bytes = (n: number, seed = 7) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 255);
-
-/** Start a stack, run `fn`, check the token never reached the logs, always stop. */
-async function withStack(opts: StackOptions, fn: (s: Stack) => Promise<void>): Promise<void> {
-  const s = await startStack(opts);
-  try {
-    await fn(s);
-    const all = s.logs.join("\n");
-    expect(all).not.toContain(s.em.token);
-    expect(all).not.toContain(s.em.token.split(":")[1]!);
-    // no unhandled exception in an update handler (bot.catch logs "handler error")
-    expect(s.logs.filter((l) => l.includes("handler error"))).toEqual([]);
-  } finally {
-    await s.stop();
-  }
-}
 
 /** Wait for the job of a user message to end; returns the row. */
 async function ended(s: Stack, u: ChatUser, messageId: number, timeoutMs = 30_000) {

@@ -2,7 +2,7 @@
  * Files: grammY multipart uploads, re-send by file_id, getFile + download in cloud mode, link expiry,
  * local mode on disk (botapi-facts.md §1, §7; checklist 6, 7, 12; BR-01, BR-02, BR-03, BR-08).
  */
-import { mkdtemp, open, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Api, InputFile } from "grammy";
@@ -10,6 +10,8 @@ import sharp from "sharp";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FILE_DOWNLOAD, startEmulator, type Emulator } from "./index.ts";
 import { apiFailure, rawCall } from "./raw-call.ts";
+import { useEmulator } from "./use-emulator.ts";
+import { sparseFile } from "../support/files.ts";
 
 let dir: string;
 beforeAll(async () => {
@@ -18,16 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-/** A sparse file of `size` bytes (no memory, almost no disk) with a marker at the start. */
-async function sparseFile(name: string, size: number): Promise<string> {
-  const p = join(dir, name);
-  const fh = await open(p, "w");
-  await fh.write(Buffer.from("%PDF-1.7 sparse"), 0, 15, 0);
-  await fh.truncate(size);
-  await fh.close();
-  return p;
-}
 
 const bytes = (n: number, seed = 1) => Uint8Array.from({ length: n }, (_, i) => (i * 31 + seed) & 0xff);
 
@@ -40,13 +32,10 @@ async function download(em: Emulator, filePath: string): Promise<{ status: numbe
 describe("cloud mode", () => {
   let em: Emulator;
   let api: Api;
-  beforeAll(async () => {
-    // Links live an hour here; the expiry test below runs its own emulator on a manual clock.
-    em = await startEmulator({ rateLimits: false });
-    api = new Api(em.token, { apiRoot: em.apiRoot });
-  });
-  afterAll(async () => {
-    await em.close();
+  // Links live an hour here; the expiry test below runs its own emulator on a manual clock.
+  useEmulator((e, a) => {
+    em = e;
+    api = a;
   });
 
   it("takes a grammY multipart upload and keeps the exact bytes; re-sends by file_id without bytes", async () => {
@@ -202,10 +191,10 @@ describe("cloud mode", () => {
     const u = em.user();
     const declared = await u.sendDocument({ bytes: bytes(1000), file_name: "big.pdf", file_size: 26214400 });
     expect(await apiFailure(api.getFile(declared.file_id!))).toEqual({ code: 400, description: "Bad Request: file is too big" });
-    const sparse = await sparseFile("big.pdf", 25 << 20);
+    const sparse = sparseFile(dir, 25 << 20, "big.pdf");
     const real = await u.sendDocument({ path: sparse, file_size: null });
     expect(await apiFailure(api.getFile(real.file_id!))).toEqual({ code: 400, description: "Bad Request: file is too big" });
-    const edge = await u.sendDocument({ path: await sparseFile("edge.pdf", 20 << 20) });
+    const edge = await u.sendDocument({ path: sparseFile(dir, 20 << 20, "edge.pdf") });
     expect((await api.getFile(edge.file_id!)).file_size).toBe(20 << 20);
   });
 
@@ -249,12 +238,9 @@ describe("cloud mode", () => {
 describe("injected download faults (E4; test options only)", () => {
   let em: Emulator;
   let api: Api;
-  beforeAll(async () => {
-    em = await startEmulator({ rateLimits: false });
-    api = new Api(em.token, { apiRoot: em.apiRoot });
-  });
-  afterAll(async () => {
-    await em.close();
+  useEmulator((e, a) => {
+    em = e;
+    api = a;
   });
   const big = bytes(300_000, 11);
   async function linkFor(): Promise<string> {
@@ -320,14 +306,13 @@ describe("local mode", () => {
   let em: Emulator;
   let api: Api;
   let root: string;
-  beforeAll(async () => {
-    root = join(dir, "tba");
-    em = await startEmulator({ mode: "local", localDir: root, rateLimits: false, getFileDelayMs: 150 });
-    api = new Api(em.token, { apiRoot: em.apiRoot });
-  });
-  afterAll(async () => {
-    await em.close();
-  });
+  useEmulator(
+    (e, a) => {
+      em = e;
+      api = a;
+    },
+    () => ({ mode: "local", localDir: (root = join(dir, "tba")), rateLimits: false, getFileDelayMs: 150 }),
+  );
 
   it("answers getFile with an absolute path under <dir>/<token>/documents, file 0640 in 0750 dirs (BR-03)", async () => {
     const u = em.user();
@@ -351,7 +336,7 @@ describe("local mode", () => {
 
   it("has no 20 MiB getFile limit and never serves /file/", async () => {
     const u = em.user();
-    const s = await u.sendDocument({ path: await sparseFile("local-big.pdf", 25 << 20) });
+    const s = await u.sendDocument({ path: sparseFile(dir, 25 << 20, "local-big.pdf") });
     const f = await api.getFile(s.file_id!);
     expect(f.file_size).toBe(25 << 20);
     expect((await stat(f.file_path!)).size).toBe(25 << 20);

@@ -1,17 +1,15 @@
 /** Text methods against real grammY: exact Bot API errors (botapi-facts.md §3, §6; checklist 8, 9, 11; BR-06). */
-import { Api } from "grammy";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type Emulator } from "./index.ts";
+import type { Api } from "grammy";
+import { describe, expect, it } from "vitest";
+import type { Emulator } from "./index.ts";
 import { apiFailure, rawCall } from "./raw-call.ts";
+import { useEmulator } from "./use-emulator.ts";
 
 let em: Emulator;
 let api: Api;
-beforeAll(async () => {
-  em = await startEmulator({ rateLimits: false });
-  api = new Api(em.token, { apiRoot: em.apiRoot });
-});
-afterAll(async () => {
-  await em.close();
+useEmulator((e, a) => {
+  em = e;
+  api = a;
 });
 
 const NOT_MODIFIED =

@@ -4,20 +4,18 @@
  * (same keys, types and values), and every conditional write is checked for what it must NOT change
  * when its WHERE (state + lease owner) does not match (seed 000: conditional UPDATE, leases).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { eq } from "drizzle-orm";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
+import { describe, expect, test } from "vitest";
 import { openDb, type OpenDb } from "../../bot/db/open.ts";
 import { fileJobs, type FileJob } from "../../bot/db/schema.ts";
 import { SqliteJobStore } from "../../bot/jobs/sqlite-store.ts";
-import { MB, newJob, T0 } from "./store-fixtures.ts";
+import { BUDGET as budget, MB, newJob, T0, useStore } from "./store-fixtures.ts";
 
-const budget = { total: 10 * MB, multiplier: 2, modeLimit: 20 * MB };
 let dir: string;
 let db: OpenDb;
 let store: SqliteJobStore;
+useStore("docket-store-paths-", (f) => ({ dir, db, store } = f));
 
 const job = newJob;
 const at = (ms: number) => new Date(ms).toISOString();
@@ -32,16 +30,6 @@ async function fetchedBy(n: number, owner: string, now = T0): Promise<FileJob> {
   expect(await store.transition(j.id, "accepted", "fetched", owner, now, { localPath: `downloads/${j.id}-x`, keepLease: true })).toBe(true);
   return row(j.id)!;
 }
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "docket-store-paths-"));
-  db = openDb(join(dir, "db", "docket.sqlite"));
-  store = new SqliteJobStore(db.db);
-});
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 describe("accept", () => {
   test("a new job: every column as intake wrote it, the row drizzle reads back", async () => {

@@ -1,28 +1,14 @@
 /** The SQLite JobStore on a real file: idempotent intake, conditional transitions, claims by lease within the byte budget. */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { openDb, type OpenDb } from "../../bot/db/open.ts";
-import { SqliteJobStore } from "../../bot/jobs/sqlite-store.ts";
-import { MB, newJob, T0 } from "./store-fixtures.ts";
+import { describe, expect, test } from "vitest";
+import type { OpenDb } from "../../bot/db/open.ts";
+import type { SqliteJobStore } from "../../bot/jobs/sqlite-store.ts";
+import { BUDGET as budget, MB, newJob, T0, useStore } from "./store-fixtures.ts";
 
-let dir: string;
 let db: OpenDb;
 let store: SqliteJobStore;
+useStore("docket-store-", (f) => ({ db, store } = f));
 
 const job = newJob;
-const budget = { total: 10 * MB, multiplier: 2, modeLimit: 20 * MB };
-
-beforeEach(() => {
-  dir = mkdtempSync(join(tmpdir(), "docket-store-"));
-  db = openDb(join(dir, "db", "docket.sqlite"));
-  store = new SqliteJobStore(db.db);
-});
-afterEach(() => {
-  db.close();
-  rmSync(dir, { recursive: true, force: true });
-});
 
 describe("database", () => {
   test("WAL, busy timeout and the seed's columns", () => {
