@@ -26,6 +26,9 @@ export function canTransition(from: JobState, to: JobState): boolean {
   return NEXT[from].includes(to);
 }
 
+/** States a job ends in (no worker has anything left to do): `ready`, `failed`, `expired`. */
+export const ENDED_STATES: readonly JobState[] = JOB_STATES.filter((s) => !(ACTIVE_STATES as readonly string[]).includes(s));
+
 /** Whether the state still needs a worker. */
 export function isActive(state: JobState): state is ActiveState {
   return (ACTIVE_STATES as readonly string[]).includes(state);

@@ -4,12 +4,12 @@
  * width, height, frames); `reject` rows must be `failed` with the reason or a
  * documented alias. Without a manifest row, any truthful end state is right.
  */
-import { isActive, JOB_STATES, type JobState } from "../../bot/jobs/states.ts";
+import { ENDED_STATES } from "../../bot/jobs/states.ts";
 import type { ManifestRow } from "../samples/manifest.ts";
 
 /** Whether a job in `status` has ended (ready, failed or expired: a known state no worker still owns; bot/jobs/states.ts). */
 export function hasEnded(status: string | undefined): boolean {
-  return (JOB_STATES as readonly string[]).includes(status ?? "") && !isActive(status as JobState);
+  return (ENDED_STATES as readonly string[]).includes(status ?? "");
 }
 
 /** The job as the demo reads it from SQLite. */

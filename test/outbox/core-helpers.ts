@@ -1,6 +1,6 @@
 /** Test helpers for the pure outbox core: a machine, streams, and a fake-clock driver. */
-import { afterAll, beforeAll } from "vitest";
-import { startEmulator, type Emulator, type EmulatorOptions } from "../emulator/index.ts";
+import type { Emulator, EmulatorOptions } from "../emulator/index.ts";
+import { useEmulator as useFileEmulator } from "../emulator/use-emulator.ts";
 import type { Action, Result } from "../../bot/outbox/action.ts";
 import { toChunk, type ChunkInput } from "../../bot/outbox/chunk.ts";
 import { ChatMachine } from "../../bot/outbox/machine.ts";
@@ -67,15 +67,8 @@ export function drive(m: ChatMachine, respond: (a: Action, at: number) => Result
 export const okAll = (): Result => ({ ok: true });
 
 /** Start one emulator (default, enforced limits unless `opts` says otherwise) for the whole file; `set` receives it, closed after all tests. */
-export function useEmulator(set: (em: Emulator) => void, opts?: EmulatorOptions): void {
-  let em: Emulator | undefined;
-  beforeAll(async () => {
-    em = await startEmulator(opts);
-    set(em);
-  });
-  afterAll(async () => {
-    await em?.close();
-  });
+export function useEmulator(set: (em: Emulator) => void, opts: EmulatorOptions = {}): void {
+  useFileEmulator((em) => set(em), opts);
 }
 
 /** Wait `ms` milliseconds. */

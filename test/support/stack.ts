@@ -15,6 +15,7 @@ import { pollConflicts } from "../../bot/intake/poll-conflicts.ts";
 import { createLogger, type Logger } from "../../bot/log.ts";
 import type { ProcessRunner } from "../../bot/worker/types.ts";
 import type { FileJob } from "../../bot/db/schema.ts";
+import { ENDED_STATES } from "../../bot/jobs/states.ts";
 import { startEmulator, type Emulator, type EmulatorOptions } from "../emulator/index.ts";
 
 /** A running emulator + bot. */
@@ -95,7 +96,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
         await Bun.sleep(20);
       }
     },
-    async waitJob(id, states = ["ready", "failed", "expired"], timeoutMs = 30_000) {
+    async waitJob(id, states = ENDED_STATES, timeoutMs = 30_000) {
       const until = Date.now() + timeoutMs;
       for (;;) {
         const job = await app.services.store.get(id);
