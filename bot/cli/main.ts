@@ -1,68 +1,37 @@
 /**
- * The `docket` operator command: `docket mode cloud|local [--api-root URL]
- * [--env FILE] [--dry-run] [--no-restart]`. Exit 0 on success, 1 when a step
- * failed (with the sentence saying what state things are in; an env file that
- * cannot be read says to run as root), 2 on bad usage (unknown option, missing
- * value, wrong command: the usage line, never a stack trace).
+ * The `docket` operator command (installed as /usr/local/bin/docket): `docket <command> …`.
+ * Each command lives in its own module and keeps the exit statuses of ./command.ts (0 done,
+ * 1 failed with one sentence, 2 bad usage with the usage line, never a stack trace).
+ * Without a command, or with an unknown one: every usage line, exit 2. `docket --help`: exit 0.
  */
-import { parseArgs } from "node:util";
-import { redactSecrets } from "../log.ts";
-import { ModeSwitchError, switchMode } from "./mode.ts";
+import type { Command } from "./command.ts";
+import { backupStatusCommand } from "./backup-status-command.ts";
+import { modeCommand } from "./mode-command.ts";
 
-const USAGE = "usage: docket mode cloud|local [--api-root URL] [--env /etc/docket/docket.env] [--dry-run] [--no-restart]";
+/** Commands by name. */
+const COMMANDS: Record<string, Command> = {
+  mode: modeCommand,
+  "backup-status": backupStatusCommand,
+};
 
-/** Parsed command line, or the usage error message. */
-function parse(argv: string[]) {
-  try {
-    return parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        "api-root": { type: "string" },
-        env: { type: "string", default: process.env.DOCKET_ENV_FILE ?? "/etc/docket/docket.env" },
-        "dry-run": { type: "boolean", default: false },
-        "no-restart": { type: "boolean", default: false },
-        help: { type: "boolean", short: "h", default: false },
-      },
-    });
-  } catch (err) {
-    // node:util parseArgs: TypeError with code ERR_PARSE_ARGS_* for unknown options and missing values.
-    return (err as Error).message;
-  }
-}
+const usage = () => Object.values(COMMANDS).map((c) => `usage: ${c.usage}`).join("\n");
 
 async function main(argv: string[]): Promise<number> {
-  const parsed = parse(argv);
-  if (typeof parsed === "string") {
-    console.error(`docket: ${parsed}\n${USAGE}`);
-    return 2;
-  }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    console.log(USAGE);
+  const [name, ...rest] = argv;
+  if (name === "--help" || name === "-h" || name === "help") {
+    console.log(usage());
     return 0;
   }
-  const [cmd, target, ...rest] = positionals;
-  if (cmd !== "mode" || (target !== "cloud" && target !== "local") || rest.length > 0) {
-    console.error(USAGE);
+  const command = name === undefined ? undefined : COMMANDS[name];
+  if (!command) {
+    console.error(`${name === undefined ? "" : `docket: unknown command ${JSON.stringify(name)}\n`}${usage()}`);
     return 2;
   }
-  try {
-    await switchMode({
-      target,
-      envFile: values.env!,
-      ...(values["api-root"] ? { apiRoot: values["api-root"] } : {}),
-      dryRun: values["dry-run"],
-      noRestart: values["no-restart"],
-      ...(process.env.SYSTEMCTL ? { systemctl: process.env.SYSTEMCTL.split(" ") } : {}),
-    });
+  if (rest.includes("--help") || rest.includes("-h")) {
+    console.log(`usage: ${command.usage}`);
     return 0;
-  } catch (err) {
-    // ModeSwitchError messages are written for the operator and already redacted.
-    if (err instanceof ModeSwitchError) console.error(`docket mode: ${err.message}`);
-    else console.error(`docket mode: unexpected error: ${redactSecrets(err instanceof Error ? err.message : String(err))}`);
-    return 1;
   }
+  return command.run(rest);
 }
 
 process.exit(await main(process.argv.slice(2)));
