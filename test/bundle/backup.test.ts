@@ -7,9 +7,10 @@ import { Database } from "bun:sqlite";
 import { cpSync, existsSync, mkdirSync, openSync, readdirSync, readFileSync, writeFileSync, writeSync, closeSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { makeTempDir, modeOf, removeDir, runCmd, toolPolicy, writeExecutable } from "./helpers";
+import { makeTempDir, modeOf, removeDir, runCmd, writeExecutable } from "./helpers";
+import { toolReady } from "../support/tools";
 
-const policy = toolPolicy("sqlite3");
+const ready = toolReady("sqlite3");
 let root = "";
 let data = "";
 let backups = "";
@@ -56,12 +57,8 @@ beforeAll(() => {
 });
 afterAll(() => removeDir(root));
 
-describe.skipIf(policy === "skip")("backup.sh and restore.sh", () => {
+describe.skipIf(!ready)("backup.sh and restore.sh", () => {
   const dbPath = () => join(data, "db/docket.sqlite");
-
-  it("sqlite3 is installed (CI: scripts/ci-tools.sh)", () => {
-    expect(policy).toBe("run");
-  });
 
   it("takes a consistent online backup while a writer holds the WAL open, and runs hooks", () => {
     const db = new Database(dbPath(), { create: true });

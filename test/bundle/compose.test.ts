@@ -1,14 +1,15 @@
 /**
  * compose/docker-compose.yml through the real compose client's `config` (no engine needed):
  * `docker compose` (v2 plugin) when present, else `docker-compose` (v1, Debian 12's package,
- * installed by scripts/ci-tools.sh). Asserts the pinned images, the same-path bind mount of the
+ * brought by the test command). Asserts the pinned images, the same-path bind mount of the
  * Bot API --dir, the loopback-only port, the env file for api id/hash, and nginx in its own file
  * (compose/webhook.yml) so that cloud mode with a webhook renders without bot-api.env.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { composeClient, isCI, makeTempDir, removeDir, repoRoot, runCmd } from "./helpers";
+import { composeClient, makeTempDir, removeDir, repoRoot, runCmd } from "./helpers";
+import { toolReady } from "../support/tools";
 
 const composeFile = join(repoRoot, "compose/docker-compose.yml");
 const webhookFile = join(repoRoot, "compose/webhook.yml");
@@ -23,8 +24,8 @@ type Service = Record<string, unknown> & {
   healthcheck?: { test: string[] };
 };
 
+const ready = toolReady("compose");
 const client = composeClient();
-if (!client && !isCI) console.warn("[test/bundle] no docker compose client: skipping compose config checks (run scripts/ci-tools.sh)");
 let etc = "";
 
 beforeAll(() => {
@@ -52,11 +53,7 @@ function ports(s: Service): [string, string, string][] {
   });
 }
 
-describe.skipIf(!client && !isCI)("docker compose config", () => {
-  it("a compose client is installed (CI: docker-compose from scripts/ci-tools.sh)", () => {
-    expect(client).not.toBeNull();
-  });
-
+describe.skipIf(!ready)("docker compose config", () => {
   it("renders the local Bot API server with pins, same-path volume and loopback port", () => {
     const { services } = config({});
     const api = services["bot-api"]!;

@@ -7,6 +7,7 @@ import { chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rea
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { onTestFinished } from "vitest";
+import { toolPath } from "../support/tools";
 
 /** Absolute path of the repository root (the directory holding package.json). */
 export const repoRoot: string = resolve(import.meta.dirname, "../..");
@@ -74,31 +75,15 @@ export async function runCmdAsync(
   return { status, stdout, stderr };
 }
 
-/** True when `name` resolves on PATH (Bun.which). */
-export function hasTool(name: string): boolean {
-  return Bun.which(name) !== null;
-}
-
-/**
- * Decide what a suite does about a missing tool: "run" when present; "fail" in CI (a missing
- * tool there is a broken ci-tools.sh); "skip" on a developer machine, printing a note.
- */
-export function toolPolicy(name: string): "run" | "skip" | "fail" {
-  if (hasTool(name)) return "run";
-  if (isCI) return "fail";
-  console.warn(`[test/bundle] ${name} is not installed: skipping its checks (run scripts/ci-tools.sh)`);
-  return "skip";
-}
-
 /**
  * The compose client this machine has: `docker compose` (v2 plugin) when present, else
- * `docker-compose` (v1, Debian 12's package, installed by scripts/ci-tools.sh), else null.
+ * `docker-compose` (v1, Debian 12's package, brought by the test command), else null.
  * Only `config` is run with it (no engine needed).
  */
 export function composeClient(): string[] | null {
-  if (Bun.which("docker") && runCmd(["docker", "compose", "version"]).status === 0) return ["docker", "compose"];
-  if (Bun.which("docker-compose")) return ["docker-compose"];
-  return null;
+  const exe = toolPath("compose");
+  if (!exe) return null;
+  return exe.endsWith("/docker") ? [exe, "compose"] : [exe];
 }
 
 /**

@@ -10,9 +10,10 @@ import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, re
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
-  composeClient, composeConfigOf, fakeToken, hasTool, isCI, makeRecorder, makeTempDir, modeOf, prepareVerifyRoot, removeDir, repoRoot, runCmd, runCmdAsync,
+  composeClient, composeConfigOf, fakeToken, makeRecorder, makeTempDir, modeOf, prepareVerifyRoot, removeDir, repoRoot, runCmd, runCmdAsync,
   snapshotTree, testTempDir,
 } from "./helpers";
+import { toolPath, toolReady } from "../support/tools";
 
 const STEPS = [
   "preflight",
@@ -422,7 +423,7 @@ describe("install.sh drop-ins", () => {
     expect(readFileSync(join(root, "etc/docket/docket.env"), "utf8")).toContain("DATA_DIR=/srv/docket\n");
     expect(modeOf(join(root, "srv/docket/db"))).toBe("750");
     // The installed units with their drop-ins still verify (systemd.test.ts covers a missing tool).
-    if (hasTool("systemd-analyze")) {
+    if (toolPath("systemd-analyze")) {
       prepareVerifyRoot(root);
       const v = runCmd(["systemd-analyze", "verify", `--root=${root}`, "docket.service", "docket-janitor.service", "docket-backup.service"]);
       expect(v.stderr + v.stdout).toBe("");
@@ -457,13 +458,16 @@ describe("disk-layout.sh", () => {
   });
 });
 
+/** Whether the compose renders below run (a missing client prints its skip line once; CI fails). */
+const haveCompose = toolReady("compose");
+
 /**
  * Render the project of one recorded compose call with the real client (`config`, against the
- * root's /etc/docket) and expect exactly `services`. Without a client: a skip, but a failure in CI.
+ * root's /etc/docket) and expect exactly `services`. Without a client this check is skipped.
  */
 function expectComposeServices(line: string, root: string, services: string[]): void {
   const client = composeClient();
-  if (!client) return void expect(isCI).toBe(false);
+  if (!haveCompose || !client) return;
   const cfg = composeConfigOf(client, line, join(root, "etc/docket"));
   expect(cfg.stderr).not.toMatch(/ERROR|bot-api\.env/);
   expect(cfg.status).toBe(0);
@@ -491,7 +495,7 @@ describe("install.sh webhook mode (audit of issue 6: gaps 1, 4, 5, 11)", () => {
     expect(r.stderr).toContain("==> step 12: next steps");
     expect(r.status).toBe(0);
     // Docker: installed by apt (docker.io) unless this machine already has it.
-    if (hasTool("docker")) expect(r.stderr).toContain("= docker present");
+    if (Bun.which("docker")) expect(r.stderr).toContain("= docker present");
     else expect(readFileSync(recLog, "utf8")).toContain("install -y -qq --no-install-recommends docker.io");
     expect(readFileSync(recLog, "utf8")).toContain("systemctl enable --now docker.service");
     const calls = composeCalls();

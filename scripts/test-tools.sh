@@ -1,28 +1,22 @@
 #!/usr/bin/env bash
-# ci-tools.sh — install the Debian packages that the bundle checks and the tests need.
+# test-tools.sh — install the Debian packages the test suites need (the table is scripts/test-tools.ts).
 #
-# Called by .ci/run before the tests (and safe to run by hand). Idempotent: when every
-# package is already installed it only checks and returns in well under a second.
-# apt is given bounded time and a retry; a slow or failing apt does not fail this script
-# by itself, but a package still missing at the end does (exit 1), so CI never runs the
-# bundle tests against a half-installed machine.
-#
-#   - shellcheck:     lint of scripts/, compose/ and .ci/run (test/bundle)
-#   - nginx:          `nginx -t` on compose/nginx/docket.conf (test/bundle)
-#   - systemd:        `systemd-analyze verify` on systemd/ units (test/bundle)
-#   - sqlite3:        backup.sh / restore.sh (.backup, PRAGMA integrity_check)
-#   - openssl:        dummy TLS certificates for `nginx -t`
-#   - curl:           requests to the live nginx and the install health check
-#   - docker-compose: `docker-compose config` on compose/docker-compose.yml and compose/webhook.yml (no engine needed)
-#   - poppler-utils:  pdftoppm / pdfinfo (processor tests, bench)
-#   - imagemagick:    convert (bench fixtures)
+# Called by `bun run test` (scripts/test.ts) with the missing packages as arguments, when it runs as
+# root on a machine with apt-get; safe to run by hand. Without arguments it installs every package of
+# the table. Idempotent: when every package is already installed it only checks and returns in well
+# under a second. apt is given bounded time and a retry; a package still missing at the end makes it
+# exit 1 (the test command then skips the suites that need it, naming the package).
 set -euo pipefail
 
-PACKAGES=(shellcheck nginx systemd sqlite3 openssl curl docker-compose poppler-utils imagemagick)
+if [ "$#" -gt 0 ]; then
+  PACKAGES=("$@")
+else
+  read -r -a PACKAGES <<<"$(bun "$(dirname "$0")/test-tools.ts")"
+fi
 APT_UPDATE_TIMEOUT="${APT_UPDATE_TIMEOUT:-300}"
 APT_INSTALL_TIMEOUT="${APT_INSTALL_TIMEOUT:-900}"
 
-log() { printf 'ci-tools: %s\n' "$*" >&2; }
+log() { printf 'test-tools: %s\n' "$*" >&2; }
 
 is_installed() {
   [ "$(dpkg-query -W -f='${db:Status-Status}' "$1" 2>/dev/null || true)" = "installed" ]
