@@ -83,7 +83,7 @@ beforeAll(async () => {
   if (r.status !== 0) throw new Error(`install.sh failed: ${r.stderr}`);
   writeFileSync(join(dir, "docket/webhook.conf"), readFileSync(join(root, "etc/docket/nginx/webhook.conf")));
   secret = /^WEBHOOK_SECRET=(.+)$/m.exec(readFileSync(join(root, "etc/docket/docket.env"), "utf8"))![1]!;
-  if (opensslPolicy === "run") {
+  if (ready) {
     const o = runCmd([
       "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=docket.test",
       "-keyout", join(dir, "docket/tls/privkey.pem"), "-out", join(dir, "docket/tls/fullchain.pem"),
