@@ -6,7 +6,7 @@
  * один MAX_FILE_SIZE"); every variable is documented in `.env.example` and
  * `docs/configuration.md`.
  */
-import { cpus } from "node:os";
+import { cpus, hostname } from "node:os";
 import { resolve } from "node:path";
 import * as z from "zod";
 
@@ -98,6 +98,11 @@ const envSchema = z.object({
   PROCESS_CONCURRENCY: positiveInt.optional(),
   MAX_ATTEMPTS: positiveInt.prefault("3"),
   LEASE_TTL: duration.prefault("60s"),
+  HOST_ID: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/, "expected 1-64 characters A-Z a-z 0-9 . _ - (no '/'), e.g. docket-1")
+    .optional(),
   DOWNLOAD_IDLE_TIMEOUT: duration.prefault("60s"),
   DOWNLOAD_TIMEOUT: duration.prefault("2m"),
   DOWNLOAD_MIN_SPEED: bytes.prefault("256KB"),
@@ -165,6 +170,11 @@ export interface Config {
   readonly processConcurrency: number;
   readonly maxAttempts: number;
   readonly leaseTtlMs: number;
+  /**
+   * This host's part of every lease owner id, `<host id>/<process start id>` (CONTRACTS.md §6; HOST_ID,
+   * default the host name). A process reclaims at start the leases of its own host's earlier processes.
+   */
+  readonly hostId: string;
   /** A download try with no bytes for this long fails (retryable `download_failed`), ms. */
   readonly downloadIdleTimeoutMs: number;
   /** Fixed part of a download try's deadline (getFile, connecting), ms; see bot/fetch/timeouts.ts. */
@@ -254,6 +264,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     processConcurrency: e.PROCESS_CONCURRENCY ?? Math.max(1, cpus().length),
     maxAttempts: e.MAX_ATTEMPTS,
     leaseTtlMs: e.LEASE_TTL,
+    hostId: e.HOST_ID ?? defaultHostId(),
     downloadIdleTimeoutMs: e.DOWNLOAD_IDLE_TIMEOUT,
     downloadTimeoutMs: e.DOWNLOAD_TIMEOUT,
     downloadMinSpeed: e.DOWNLOAD_MIN_SPEED,
@@ -279,6 +290,15 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
       ? Object.freeze({ url: e.WEBHOOK_URL, secret: e.WEBHOOK_SECRET!, host: "127.0.0.1", port: e.WEBHOOK_PORT, path: e.WEBHOOK_PATH ?? new URL(e.WEBHOOK_URL).pathname })
       : null,
   });
+}
+
+/**
+ * HOST_ID's default: the host name, cut to what HOST_ID accepts (characters outside `A-Za-z0-9._-`
+ * become `-`, at most 64), so the owner ids `<host id>/<start id>` stay one path segment.
+ */
+export function defaultHostId(name: string = hostname()): string {
+  const cleaned = name.replace(/[^A-Za-z0-9._-]/g, "-").replace(/^[^A-Za-z0-9]+/, "").slice(0, 64);
+  return cleaned || "localhost";
 }
 
 /** The download limit of the configured mode, bytes (seed 000: checked at intake and after download). */

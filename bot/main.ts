@@ -58,7 +58,7 @@ async function main(): Promise<number> {
   const runner = webhook
     ? null
     : startPolling(bot, log, { runner: { fetch: { timeout: 30, allowed_updates: [...ALLOWED_UPDATES] }, silent: true, retryInterval: "exponential" } });
-  engine.start();
+  await engine.start();
   const ops = config.httpPort > 0 ? startOpsServer(config.httpPort, { sqlite: app.db.sqlite, api: plainApi, dataDir: config.dataDir, budget: config.downloadBudget }, app.services.metrics, log) : null;
   const janitorTimer = setInterval(() => void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed")), config.janitorIntervalMs);
   void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed"));

@@ -11,7 +11,8 @@ import type { DocketDb } from "../db/open.ts";
 import { chatSettings, fileJobs, jobResults, type FileJob, type JobResult, type JobState } from "../db/schema.ts";
 import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
-import { canTransition, isActive } from "./states.ts";
+import { ACTIVE_STATES, canTransition, isActive } from "./states.ts";
+import { OWNER_SEPARATOR } from "./owner.ts";
 import type { ReasonCode } from "./reasons.ts";
 import { JobStatements, transitionPatch } from "./sqlite-statements.ts";
 import type { BudgetParams, JobStore, NewJob, NewResult, TransitionPatch, UserLimits } from "./store.ts";
@@ -189,6 +190,34 @@ export class SqliteJobStore implements JobStore {
 
   async claimProcess(owner: string, now: number, leaseTtlMs: number): Promise<FileJob | null> {
     return this.claimProcessTx.immediate(owner, now, leaseTtlMs);
+  }
+
+  async reclaimHostLeases(hostId: string, self: string, now: number): Promise<Array<{ id: number; status: JobState; from: string }>> {
+    const prefix = `${hostId}${OWNER_SEPARATOR}`;
+    return this.db.transaction(
+      (tx) => {
+        const held = tx
+          .select({ id: fileJobs.id, status: fileJobs.status, from: sql<string>`${fileJobs.leaseOwner}` })
+          .from(fileJobs)
+          .where(
+            and(
+              inArray(fileJobs.status, [...ACTIVE_STATES]),
+              ne(fileJobs.leaseOwner, self),
+              // substr, not LIKE: a host id may contain `_`, a LIKE wildcard.
+              sql`(substr(${fileJobs.leaseOwner}, 1, ${prefix.length}) = ${prefix} OR instr(${fileJobs.leaseOwner}, ${OWNER_SEPARATOR}) = 0)`,
+            ),
+          )
+          .all();
+        for (const h of held) {
+          tx.update(fileJobs)
+            .set({ leaseOwner: null, leaseUntil: null, updatedAt: iso(now) })
+            .where(and(eq(fileJobs.id, h.id), eq(fileJobs.leaseOwner, h.from)))
+            .run();
+        }
+        return held;
+      },
+      { behavior: "immediate" },
+    );
   }
 
   async renew(id: number, owner: string, now: number, leaseTtlMs: number): Promise<boolean> {

@@ -104,6 +104,15 @@ export interface JobStore {
   claimDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams): Promise<FileJob | null>;
   /** Claim the oldest claimable `fetched` or `processing` job: lease, owner, attempts + 1. */
   claimProcess(owner: string, now: number, leaseTtlMs: number): Promise<FileJob | null>;
+  /**
+   * Take back at once the leases of this host's earlier processes (CONTRACTS.md §6; issue 11 item 4):
+   * every active job whose `lease_owner` is `<hostId>/…` other than `self`, or an owner id without a
+   * host part (written before owner ids had one), gets `lease_owner`/`lease_until` cleared — state,
+   * attempts, reservation and retry backoff stay — so the pools claim it now and resume it by state.
+   * Leases of other hosts are untouched (they expire after LEASE_TTL). Returns the jobs released, with
+   * the owner each was taken from.
+   */
+  reclaimHostLeases(hostId: string, self: string, now: number): Promise<Array<{ id: number; status: JobState; from: string }>>;
   /** Extend the lease; false when the holder lost it. */
   renew(id: number, owner: string, now: number, leaseTtlMs: number): Promise<boolean>;
   /** Conditional `from → to` by the lease holder; false when zero rows changed. */

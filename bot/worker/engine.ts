@@ -4,7 +4,6 @@
  * lease from the `JobStore`. Decisions come from the pure modules in `bot/jobs/`;
  * this file only runs them against SQL, files and the Bot API.
  */
-import { randomBytes } from "node:crypto";
 import type { Config } from "../config.ts";
 import { downloadLimit } from "../config.ts";
 import type { FileJob } from "../db/schema.ts";
@@ -19,6 +18,7 @@ import { localeFor, t } from "../i18n/index.ts";
 import { isLeased } from "../jobs/lease.ts";
 import { isActive } from "../jobs/states.ts";
 import { exhaustedAtClaim } from "../jobs/retry.ts";
+import { newStartId, ownerId } from "../jobs/owner.ts";
 import { ABORT_GRACE_MS } from "../shutdown.ts";
 
 /** Engine dependencies. */
@@ -35,8 +35,8 @@ export interface EngineDeps {
 
 /** Starts and stops the two pools; `wake()` nudges idle workers; `cancel()` stops one job. */
 export class Engine {
-  /** Worker id written into `lease_owner` (process-unique). */
-  readonly owner = `w-${process.pid}-${randomBytes(3).toString("hex")}`;
+  /** This process start's lease owner id, `<HOST_ID>/<start id>` (CONTRACTS.md §6), written into `lease_owner`. */
+  readonly owner: string;
   private running = false;
   private readonly loops: Promise<void>[] = [];
   private waiters: Array<() => void> = [];
@@ -50,6 +50,7 @@ export class Engine {
 
   /** @param deps see {@link EngineDeps} */
   constructor(private readonly deps: EngineDeps) {
+    this.owner = ownerId(deps.services.config.hostId, newStartId());
     this.finisher = new Finisher(deps.services, deps.paths);
     this.download = new DownloadStep(deps.services, deps.paths, deps.fetcher, this.finisher, this.owner, () => this.wake());
     this.process = new ProcessStep(deps.services, deps.paths, deps.runner, this.finisher, this.owner);
@@ -62,14 +63,40 @@ export class Engine {
   private positionsTimer: ReturnType<typeof setInterval> | null = null;
   private readonly shownPositions = new Map<number, string>();
 
-  /** Start `downloadConcurrency` download loops and `processConcurrency` processing loops. */
-  start(): void {
+  /**
+   * Take back this host's earlier processes' leases (issue 11 item 4: a crash resumes in seconds, not
+   * after LEASE_TTL), then start `downloadConcurrency` download loops and `processConcurrency`
+   * processing loops. The loops claim only after the reclaim, so the interrupted jobs are the first taken.
+   * Resolves once the reclaim is done and every loop has made its first claim.
+   */
+  async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
     // Waiting jobs show their queue position, edited sparingly: only on change, at most every 15 s.
     this.positionsTimer = setInterval(() => void this.refreshPositions().catch(() => {}), this.deps.positionsEveryMs ?? 15_000);
-    for (let i = 0; i < this.config.downloadConcurrency; i++) this.loops.push(this.loop("download"));
-    for (let i = 0; i < this.config.processConcurrency; i++) this.loops.push(this.loop("process"));
+    const reclaimed = this.reclaim();
+    const after = (pool: "download" | "process") => reclaimed.then(() => this.loop(pool));
+    for (let i = 0; i < this.config.downloadConcurrency; i++) this.loops.push(after("download"));
+    for (let i = 0; i < this.config.processConcurrency; i++) this.loops.push(after("process"));
+    await reclaimed;
+  }
+
+  /**
+   * Release the leases this host's earlier processes still hold (they are dead: one bot process per
+   * host); one journal line names them. A store error is logged and the leases expire as usual.
+   */
+  private async reclaim(): Promise<void> {
+    const { store, log, now } = this.deps.services;
+    try {
+      const taken = await store.reclaimHostLeases(this.config.hostId, this.owner, now());
+      if (taken.length === 0) return;
+      log.info(
+        { owner: this.owner, jobs: taken.map((t) => t.id), states: taken.map((t) => t.status), from: [...new Set(taken.map((t) => t.from))] },
+        `reclaimed ${taken.length} lease(s) held by this host's earlier process; the jobs resume by state`,
+      );
+    } catch (err) {
+      log.error({ err }, "could not reclaim this host's earlier leases; they expire after LEASE_TTL");
+    }
   }
 
   /** Wake idle workers now (a job was accepted or the budget was released). */

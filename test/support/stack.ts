@@ -79,7 +79,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   await app.bot.init();
   let runner: RunnerHandle | null = null;
   if (!opts.noPolling) runner = startPolling(app.bot, app.services.log, { runner: { fetch: { timeout: 1 }, silent: true } });
-  app.engine.start();
+  await app.engine.start();
 
   return {
     em,

@@ -5,10 +5,10 @@
  * default `X` must configure exactly what leaving the variable unset configures.
  */
 import { readFileSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, hostname } from "node:os";
 import { resolve } from "node:path";
 import { describe, expect, test } from "vitest";
-import { CONFIG_KEYS, ConfigError, loadConfig, type Config } from "../../bot/config.ts";
+import { CONFIG_KEYS, ConfigError, defaultHostId, loadConfig, type Config } from "../../bot/config.ts";
 
 const ROOT = resolve(import.meta.dirname, "../..");
 const doc = readFileSync(resolve(ROOT, "docs/configuration.md"), "utf8");
@@ -50,6 +50,7 @@ const SPECIAL: Record<string, { doc: RegExp; check: () => void }> = {
   PROCESS_CONCURRENCY: { doc: /^CPU cores$/, check: () => expect(load().processConcurrency).toBe(Math.max(1, cpus().length)) },
   ALLOWED_USER_IDS: { doc: /^empty = everyone$/, check: () => expect(load().allowedUserIds).toEqual([]) },
   ADMIN_USER_IDS: { doc: /^empty$/, check: () => expect(load().adminUserIds).toEqual([]) },
+  HOST_ID: { doc: /^the host name$/, check: () => expect(load().hostId).toBe(defaultHostId(hostname())) },
 };
 
 test("every config variable is in .env.example and docs/configuration.md", () => {

@@ -1,0 +1,90 @@
+/**
+ * Recovery in seconds (issue 11 item 4; CONTRACTS.md §6): the real bot process, SIGKILLed mid-download,
+ * restarted on the same data. Each start has its own lease owner id `<HOST_ID>/<start id>`; a start on the
+ * same host takes back the dead process's lease at once, so the job resumes right after the restart —
+ * with LEASE_TTL at 10 minutes, a bot that waited for the lease to expire would leave the job stuck far
+ * past this test's 15 s poll. A start under another HOST_ID leaves the lease alone (another host's
+ * process may be alive). Strict emulator: Telegram's rate limits on.
+ */
+import { Database } from "bun:sqlite";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, expect, test } from "vitest";
+import { botEnv } from "../../scripts/demo/bot-process.ts";
+import { makePdf } from "../../scripts/samples/index.ts";
+import { startEmulator, type Emulator } from "../emulator/index.ts";
+import { startBotProcess, type BotProcess } from "../support/bot-process.ts";
+
+type Row = { id: number; status: string; lease_owner: string | null; attempts: number; message_id: number };
+
+let em: Emulator | null = null;
+let dir = "";
+const procs: BotProcess[] = [];
+afterEach(async () => {
+  for (const p of procs.splice(0)) if (p.proc.exitCode === null) await p.kill();
+  await em?.close();
+  em = null;
+  if (dir) rmSync(dir, { recursive: true, force: true });
+});
+
+/** The job row of a user's message, read from the database file as an operator would (readonly). */
+function row(dbFile: string, chatId: number, messageId: number): Row | null {
+  try {
+    const db = new Database(dbFile, { readonly: true });
+    try {
+      return (db.query("SELECT id, status, lease_owner, attempts, message_id FROM file_jobs WHERE chat_id = ? AND message_id = ?").get(chatId, messageId) as Row | null) ?? null;
+    } finally {
+      db.close();
+    }
+  } catch {
+    return null; // not created yet
+  }
+}
+
+test("SIGKILL mid-download: a start under another HOST_ID leaves the lease alone; the same host's next start resumes the job at once", async () => {
+  dir = mkdtempSync(join(tmpdir(), "docket-recover-"));
+  const dataDir = join(dir, "data");
+  const dbFile = join(dataDir, "db", "docket.sqlite");
+  em = await startEmulator({ mode: "cloud", repeatPollRule: false, rateLimits: {} });
+  const env = botEnv(em, dataDir, { LOG_LEVEL: "info", HOST_ID: "alpha", LEASE_TTL: "10m", DOWNLOAD_IDLE_TIMEOUT: "10m", JANITOR_INTERVAL: "1h" });
+  const start = (e: Record<string, string | undefined>) => {
+    const p = startBotProcess(e);
+    procs.push(p);
+    return p;
+  };
+
+  // First process (host alpha): the download stalls after 500 bytes and stays open.
+  em.faultFileDownload({ kind: "stall", afterBytes: 500 });
+  const first = start(env);
+  const u = em.user({ language_code: "en" });
+  const sent = await u.sendDocument({ bytes: await makePdf({ pages: [["Recovery test page 1"], ["page 2"]] }), file_name: "contract.pdf" });
+  await expect.poll(() => em!.calls.some((c) => c.method === "/file" && c.params.fault !== undefined), { timeout: 30_000 }).toBe(true);
+  const held = row(dbFile, u.chatId, sent.message_id)!;
+  expect([held.status, held.attempts]).toEqual(["accepted", 1]);
+  expect(held.lease_owner).toMatch(/^alpha\/[0-9a-z]+-\d+-[0-9a-f]{8}$/);
+  await first.kill();
+
+  // Second process on another host id: it works (a new file ends ready) but does not touch alpha's lease.
+  const beta = start({ ...env, HOST_ID: "beta" });
+  const other = await u.sendDocument({ bytes: await makePdf({ pages: [["Another file"]] }), file_name: "other.pdf" });
+  await expect.poll(() => row(dbFile, u.chatId, other.message_id)?.status, { timeout: 30_000 }).toBe("ready");
+  expect(row(dbFile, u.chatId, sent.message_id)).toEqual(held);
+  expect(beta.lines.some((l) => String(l.msg).startsWith("reclaimed "))).toBe(false);
+  await beta.kill();
+
+  // Third process, host alpha again: the dead start's lease is taken back at once and the job resumes.
+  const again = start(env);
+  await expect.poll(() => row(dbFile, u.chatId, sent.message_id)?.status).toBe("ready");
+  const reclaimed = again.lines.find((l) => String(l.msg).startsWith("reclaimed "));
+  expect(reclaimed).toMatchObject({ msg: "reclaimed 1 lease(s) held by this host's earlier process; the jobs resume by state", jobs: [held.id], states: ["accepted"], from: [held.lease_owner] });
+  expect(String(reclaimed!.owner)).toMatch(/^alpha\//);
+  expect(reclaimed!.owner).not.toBe(held.lease_owner);
+  // The resumed try downloaded the file whole (a new getFile), and the chat got its result once.
+  const downloads = em.calls.filter((c) => c.method === "/file");
+  expect(downloads.map((c) => c.params.fault === undefined)).toEqual([false, true, true]);
+  await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${held.id}`)));
+  expect(u.messages().flatMap((x) => (x.document?.file_name?.startsWith("contract") ? [x.document.file_name] : []))).toEqual(["contract.txt", "contract-page1.jpg"]);
+  expect(await again.stop()).toBe(0);
+  expect(again.text()).not.toContain(em.token.split(":")[1]!);
+}, 120_000);
