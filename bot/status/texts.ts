@@ -10,14 +10,17 @@ import { sizeParts } from "../intake/format.ts";
  * One-line summary of processor facts, e.g. "PDF, 3 pages, 1200 characters of text", plus what
  * was left out of the result (audit of issue 5, gap 8; facts from processors/): `framesOutput`
  * 1 of N → "only page 1 of N converted" (multi-page TIFF) or, with `framesLimit`, "only frame 1
- * of N converted (the frame limit is M)" (MAX_FRAMES); `previewSkipped` → "no preview: …".
+ * of N converted (the frame limit is M)" (MAX_FRAMES); `undecodedPages` → "page images could not be
+ * decoded (pages …)" (issue 13 §2); otherwise `previewSkipped` → "no preview: …".
  * Parts are joined with "; ".
  */
 export function factsSummary(locale: Locale, facts: Facts): string {
   const parts: string[] = [];
   if (typeof facts.pages === "number") {
     parts.push(t(locale, "summary-pdf", { pages: facts.pages, chars: typeof facts.textChars === "number" ? facts.textChars : 0 }));
-    if (facts.previewSkipped) parts.push(t(locale, "summary-no-preview"));
+    const undecoded = Array.isArray(facts.undecodedPages) ? (facts.undecodedPages as number[]) : [];
+    if (undecoded.length > 0) parts.push(t(locale, "summary-images-not-decoded", { pages: pageList(undecoded), count: undecoded.length }));
+    else if (facts.previewSkipped) parts.push(t(locale, "summary-no-preview"));
   } else if (typeof facts.width === "number" && typeof facts.height === "number") {
     const frames = typeof facts.frames === "number" ? facts.frames : 1;
     // Pixel sizes are strings: Fluent would group digits ("1,280").
@@ -33,6 +36,15 @@ export function factsSummary(locale: Locale, facts: Facts): string {
     parts.push(t(locale, "summary-other", { label: localizedLabel(locale, facts.label) }));
   }
   return parts.join("; ");
+}
+
+/** Most page numbers listed in a chat line; more are summarized as "…". */
+const MAX_LISTED_PAGES = 10;
+
+/** Page numbers for a chat line: "1, 3, 7", or the first ten and "…". */
+export function pageList(pages: readonly number[]): string {
+  const shown = pages.slice(0, MAX_LISTED_PAGES).join(", ");
+  return pages.length > MAX_LISTED_PAGES ? `${shown}, …` : shown;
 }
 
 /**

@@ -96,6 +96,10 @@ export class ProcessStep {
         },
       );
       jlog.info({ ms: now() - started, type: result.facts.type, outputs: result.outputs.length }, "processed");
+      if (Array.isArray(result.facts.undecodedPages)) {
+        // issue 13 §2: pdf.js only warns about an image it cannot decode; the operator must see it.
+        jlog.warn({ pages: result.facts.undecodedPages, warnings: result.facts.imageWarnings }, "page images could not be decoded");
+      }
       this.services.metrics.processingSeconds.observe({ type: result.facts.type }, (now() - started) / 1000);
       // Result-size check before anything is sent (seed 000: a separate step before `ready`).
       checkOutputSizes(result.outputs, uploadLimit(config));

@@ -15,6 +15,7 @@ import { fileURLToPath } from "node:url";
 import { ProcessingError } from "../types.ts";
 import { startPageWorker } from "./page-worker.ts";
 import { SELF_CHECK_TEXT, selfCheckPdf } from "./self-check-pdf.ts";
+import { decodersCheckPdf, failedKinds } from "./self-check-decoders.ts";
 
 /** The pdf.js module namespace (legacy build). */
 export type PdfJs = typeof import("pdfjs-dist/legacy/build/pdf.mjs");
@@ -37,10 +38,30 @@ export function loadCanvas(): Promise<NapiCanvas> {
   return loadingCanvas;
 }
 
+/** Absolute directory (with trailing slash) of one of pdfjs-dist's data folders. */
+function pdfjsDataDir(name: "standard_fonts" | "wasm" | "cmaps"): string {
+  const pkg = fileURLToPath(import.meta.resolve("pdfjs-dist/package.json"));
+  return `${pkg.slice(0, pkg.lastIndexOf("/") + 1)}${name}/`;
+}
+
 /** Absolute directory (with trailing slash) of pdf.js's standard font data. */
 export function standardFontDir(): string {
-  const pkg = fileURLToPath(import.meta.resolve("pdfjs-dist/package.json"));
-  return `${pkg.slice(0, pkg.lastIndexOf("/") + 1)}standard_fonts/`;
+  return pdfjsDataDir("standard_fonts");
+}
+
+/**
+ * The data pdf.js loads at run time besides its code, as `getDocument` options (absolute
+ * directories with a trailing slash; pdf.js on Node/Bun reads them with `fs`):
+ * - `standardFontDataUrl`: the 14 standard fonts;
+ * - `wasmUrl`: `jbig2.wasm` (JBIG2 and CCITT fax images) and `openjpeg.wasm` (JPEG 2000). Without it
+ *   pdf.js 6 cannot decode those images and draws the page without them, all white (issue 13 §1);
+ * - `cMapUrl`: the predefined CMaps of CID fonts whose CMap is not embedded (CJK text).
+ * Not passed: `iccUrl` — pdf.js applies ICC profiles only with `useWorkerFetch` (browser fetch, a
+ * synchronous XMLHttpRequest), which Node/Bun lack; it uses the alternate colour space instead.
+ * @throws Error when pdfjs-dist cannot be resolved
+ */
+export function pdfjsDataOptions(): { standardFontDataUrl: string; wasmUrl: string; cMapUrl: string; cMapPacked: true } {
+  return { standardFontDataUrl: pdfjsDataDir("standard_fonts"), wasmUrl: pdfjsDataDir("wasm"), cMapUrl: pdfjsDataDir("cmaps"), cMapPacked: true };
 }
 
 /** Translate an import failure into "what is missing" for the operator (BR-11). */
@@ -95,7 +116,9 @@ export type PdfSelfCheck =
 /**
  * Startup self-check (BR-11): import pdf.js, start the page worker the processor uses
  * (page-worker.ts), open the built-in one-page PDF (self-check-pdf.ts), read its text and render
- * it with @napi-rs/canvas; check the standard fonts directory.
+ * it with @napi-rs/canvas; check the standard fonts directory; then render the built-in scan page
+ * (CCITT G4, JBIG2, JPEG 2000 images; self-check-decoders.ts) and check each image has ink where
+ * it should (issue 13 §1: without pdf.js's wasm decoders scans render blank).
  * Never throws; the service logs `missing` and then refuses PDFs with
  * `pdf_engine_unavailable` (or refuses to start — the caller's choice).
  */
@@ -131,11 +154,43 @@ export async function pdfEngineSelfCheck(): Promise<PdfSelfCheck> {
     const canvas = createCanvas(Math.ceil(viewport.width), Math.ceil(viewport.height));
     await page.render({ canvas: canvas as never, canvasContext: canvas.getContext("2d") as never, viewport }).promise;
     page.cleanup();
-    return { ok: true, version: pdfjs.version, ms: Math.round(performance.now() - t0), pageWorker: worker.mode };
   } catch (err) {
     return { ok: false, missing: `pdf.js could not open the built-in PDF: ${(err as Error).message}` };
   } finally {
     await task.destroy();
     worker.stop();
+  }
+  const decoders = await decodersSelfCheck(pdfjs);
+  if (decoders) return { ok: false, missing: decoders };
+  return { ok: true, version: pdfjs.version, ms: Math.round(performance.now() - t0), pageWorker: worker.mode };
+}
+
+/**
+ * Render the built-in scan page (self-check-decoders.ts: a CCITT G4, a JBIG2 and a JPEG 2000 image)
+ * the way the processor opens documents (open.ts: `wasmUrl` and the other data folders) and check
+ * each image came out (issue 13 §1).
+ * @returns null when all three decoded, else what is missing, naming each kind, its module and
+ *   pdf.js's first warning
+ */
+async function decodersSelfCheck(pdfjs: PdfJs): Promise<string | null> {
+  let pdf: Awaited<ReturnType<typeof import("./open.ts").openPdf>> | null = null;
+  try {
+    const { openPdf, closePdf } = await import("./open.ts");
+    const { renderPage } = await import("./render.ts");
+    pdf = await openPdf(await decodersCheckPdf());
+    const page = await renderPage(pdf, 1, { dpi: 72 }, 30_000);
+    await closePdf(pdf);
+    pdf = null;
+    if (!page) return "pdf.js image decoders: the built-in scan page did not render within 30 s";
+    const pixels = page.canvas.getContext("2d").getImageData(0, 0, page.width, page.height).data;
+    const failed = failedKinds(pixels, page.width, page.height);
+    if (failed.length === 0) return null;
+    const names = failed.map((k) => `${k.name} (needs ${k.module})`).join(", ");
+    const warning = page.imageWarnings[0] ? `; pdf.js: ${page.imageWarnings[0]}` : "";
+    return `pdf.js ${pdfjs.version} cannot decode scanned images: ${names}${warning}; reinstall with \`bun install\``;
+  } catch (err) {
+    return `pdf.js image decoders: the built-in scan page failed: ${(err as Error).message}`;
+  } finally {
+    if (pdf) await (await import("./open.ts")).closePdf(pdf).catch(() => undefined);
   }
 }

@@ -4,7 +4,7 @@
  */
 import { open, type FileHandle } from "node:fs/promises";
 import { ProcessingError } from "../types.ts";
-import { loadPdfJs, standardFontDir, type PdfJs } from "./engine.ts";
+import { loadPdfJs, pdfjsDataOptions, type PdfJs } from "./engine.ts";
 import { startPageWorker, type PageWorker } from "./page-worker.ts";
 
 /** An open document, the loading task that owns it, and its page worker; call {@link closePdf} when done. */
@@ -99,11 +99,11 @@ export interface OpenPdfLimits {
  */
 export async function openPdf(source: Uint8Array | string, limits: OpenPdfLimits = {}): Promise<OpenPdf> {
   const pdfjs = await loadPdfJs();
-  let fonts: string;
+  let data: ReturnType<typeof pdfjsDataOptions>;
   try {
-    fonts = standardFontDir();
+    data = pdfjsDataOptions();
   } catch (err) {
-    throw new ProcessingError("pdf_engine_unavailable", {}, `pdf.js standard fonts cannot be resolved: ${(err as Error).message}`);
+    throw new ProcessingError("pdf_engine_unavailable", {}, `pdf.js data folders cannot be resolved: ${(err as Error).message}`);
   }
   const fh = typeof source === "string" ? await open(source, "r") : null;
   const worker = await startPageWorker(pdfjs);
@@ -111,8 +111,9 @@ export async function openPdf(source: Uint8Array | string, limits: OpenPdfLimits
   const task = pdfjs.getDocument({
     ...(worker.handle ? { worker: worker.handle } : {}),
     ...input,
-    standardFontDataUrl: fonts,
-    verbosity: pdfjs.VerbosityLevel.ERRORS,
+    ...data,
+    // Warnings are captured per page (warnings.ts): an image pdf.js could not decode is only a warning.
+    verbosity: pdfjs.VerbosityLevel.WARNINGS,
     disableFontFace: true,
     useSystemFonts: false,
     ...(limits.maxImagePixels ? { maxImageSize: limits.maxImagePixels } : {}),

@@ -15,6 +15,7 @@
  */
 import { fileURLToPath } from "node:url";
 import type { PdfJs } from "./engine.ts";
+import { captureConsoleWarnings, isThreadWarning, pushWarning } from "./warnings.ts";
 
 /** How long a new thread may take to load pdf.js and say `ready`, ms (a cold start is ~0.1 s). */
 const THREAD_START_MS = 15_000;
@@ -28,6 +29,11 @@ export interface PageWorker {
   readonly mode: "thread" | "in-process";
   /** Pass as `getDocument({ worker })`; null in-process (pdf.js makes its fake worker). */
   readonly handle: PdfWorkerHandle | null;
+  /**
+   * pdf.js's warning lines since the last call (from the thread and from this thread's display
+   * side; warnings.ts), oldest first; the caller attributes them to the page it just worked on.
+   */
+  takeWarnings(): string[];
   /** True once {@link PageWorker.stop} ran. */
   readonly stopped: boolean;
   /** Resolves when the evaluator has ended: the thread's `close` event; in-process, at stop(). */
@@ -86,29 +92,45 @@ async function startThread(entry: string): Promise<Worker | null> {
 export async function startPageWorker(pdfjs: PdfJs): Promise<PageWorker> {
   const entry = threadEntry();
   const thread = entry && typeof Worker === "function" ? await startThread(entry) : null;
+  // The display side (and, in-process, the evaluator too) warns through this thread's console.
+  let warnings: string[] = [];
+  const sink: string[] = [];
+  const release = captureConsoleWarnings(sink);
+  const takeWarnings = (): string[] => {
+    const out = [...warnings, ...sink.splice(0)];
+    warnings = [];
+    return out;
+  };
   if (!thread) {
     let stopped = false;
     const { promise: ended, resolve } = Promise.withResolvers<void>();
     return {
       mode: "in-process",
       handle: null,
+      takeWarnings,
       get stopped() {
         return stopped;
       },
       ended,
       stop() {
         stopped = true;
+        release();
         resolve();
       },
     };
   }
+  thread.addEventListener("message", (ev: MessageEvent) => {
+    if (isThreadWarning(ev.data)) pushWarning(warnings, ev.data.docketWarning);
+  });
   const ended = new Promise<void>((resolve) => thread.addEventListener("close", () => resolve(), { once: true }));
   // pdf.js's own `ready` was consumed above; from a given port it assumes the far end is up.
-  const handle = new pdfjs.PDFWorker({ port: thread as never, verbosity: pdfjs.VerbosityLevel.ERRORS });
+  // WARNINGS: the thread posts them to us (pdfjs-thread.ts) instead of printing.
+  const handle = new pdfjs.PDFWorker({ port: thread as never, verbosity: pdfjs.VerbosityLevel.WARNINGS });
   let stopped = false;
   return {
     mode: "thread",
     handle,
+    takeWarnings,
     get stopped() {
       return stopped;
     },
@@ -116,6 +138,7 @@ export async function startPageWorker(pdfjs: PdfJs): Promise<PageWorker> {
     stop() {
       if (stopped) return;
       stopped = true;
+      release();
       thread.terminate();
       handle.destroy();
     },

@@ -5,7 +5,19 @@
  * page cannot starve those timers, and `Worker.terminate()` stops the page mid-work.
  * pdf.js does not start itself here (it sees Node/Bun and expects its fake worker), so the
  * port is set up explicitly; it then answers the parent with pdf.js's own `ready` message.
+ *
+ * pdf.js's warnings (`console.warn("Warning: …")`, e.g. an image it could not decode) are posted
+ * to the parent as `{ docketWarning }` messages (warnings.ts) instead of printed: the parent
+ * attributes them to the page it is working on.
  */
 import { WorkerMessageHandler } from "pdfjs-dist/legacy/build/pdf.worker.mjs";
+import { warningText, type ThreadWarning } from "./warnings.ts";
+
+const real = console.warn.bind(console);
+console.warn = (...args: unknown[]) => {
+  if (!String(args[0]).startsWith("Warning:")) return real(...args);
+  const message: ThreadWarning = { docketWarning: warningText(args) };
+  self.postMessage(message);
+};
 
 (WorkerMessageHandler as { initializeFromPort(port: unknown): void }).initializeFromPort(self);

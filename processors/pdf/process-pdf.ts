@@ -45,8 +45,40 @@ async function documentFacts(pdf: OpenPdf): Promise<Record<string, unknown>> {
   };
 }
 
-/** Render every page into `<workDir>/pages.zip` (stored, not deflated: JPEG is compressed already). */
-async function writePagesZip(pdf: OpenPdf, options: ProcessorOptions, maxSide: number): Promise<number> {
+/** Most pdf.js image-decode warnings kept in the facts (the log line shows them; the count is the page list). */
+const MAX_FACT_WARNINGS = 5;
+
+/**
+ * What pdf.js could not decode, collected over the pages drawn (issue 13 §2): the pages whose
+ * drawing lacks an image, and the first warnings. Stored as facts `undecodedPages` (1-based, in
+ * order) and `imageWarnings`; the engine logs them at warning with the job id and the chat says
+ * "page images could not be decoded".
+ */
+class UndecodedImages {
+  readonly pages: number[] = [];
+  readonly warnings: string[] = [];
+
+  /** Record page `n`'s image-decode warnings (none: nothing recorded). */
+  note(n: number, warnings: readonly string[]): void {
+    if (warnings.length === 0) return;
+    this.pages.push(n);
+    for (const w of warnings) if (this.warnings.length < MAX_FACT_WARNINGS) this.warnings.push(`page ${n}: ${w}`);
+  }
+
+  /** Add the facts, when there is anything to say. */
+  addTo(facts: Record<string, unknown>): void {
+    if (this.pages.length === 0) return;
+    facts.undecodedPages = this.pages;
+    facts.imageWarnings = this.warnings;
+  }
+}
+
+/**
+ * Render every page into `<workDir>/pages.zip` (stored, not deflated: JPEG is compressed already).
+ * A page whose images pdf.js could not decode is still included, marked in its entry name
+ * (`page-3-images-not-decoded.jpg`), so the user sees which pages are incomplete.
+ */
+async function writePagesZip(pdf: OpenPdf, options: ProcessorOptions, maxSide: number, undecoded: UndecodedImages): Promise<number> {
   const sink = Bun.file(join(options.workDir, "pages.zip")).writer();
   let failure: Error | null = null;
   const zip = new Zip((err, chunk) => {
@@ -59,7 +91,9 @@ async function writePagesZip(pdf: OpenPdf, options: ProcessorOptions, maxSide: n
   for (let n = 1; n <= pages; n++) {
     const img = await renderPageJpeg(pdf, n, maxSide, options.pdfPageBudgetMs);
     if (!img) throw pageOverBudget("render", n, options.pdfPageBudgetMs);
-    const entry = new ZipPassThrough(`page-${String(n).padStart(digits, "0")}.jpg`);
+    undecoded.note(n, img.imageWarnings);
+    const mark = img.imageWarnings.length > 0 ? "-images-not-decoded" : "";
+    const entry = new ZipPassThrough(`page-${String(n).padStart(digits, "0")}${mark}.jpg`);
     zip.add(entry);
     entry.push(img.jpeg, true);
     rendered++;
@@ -106,8 +140,9 @@ export async function processPdf(inputPath: string, options: ProcessorOptions): 
     const { text, chars } = await extractText(pdf, options.pdfPageBudgetMs, options.action === "pages" ? undefined : options.onProgress);
     const facts: Record<string, unknown> = { type: "application/pdf", label: "PDF document", pages, ...meta, textChars: chars };
 
+    const undecoded = new UndecodedImages();
     if (options.action === "pages") {
-      facts.renderedPages = await writePagesZip(pdf, options, Math.min(options.maxOutputSide, PAGES_MAX_SIDE));
+      facts.renderedPages = await writePagesZip(pdf, options, Math.min(options.maxOutputSide, PAGES_MAX_SIDE), undecoded);
       outputs.push(await outputFile(options, "pages.zip", "-pages.zip", "application/zip", "document"));
     } else {
       if (chars > 0) {
@@ -115,7 +150,11 @@ export async function processPdf(inputPath: string, options: ProcessorOptions): 
         outputs.push(await outputFile(options, "text.txt", ".txt", "text/plain; charset=utf-8", "document"));
       }
       const preview = await renderPageJpeg(pdf, 1, Math.min(options.maxOutputSide, PREVIEW_MAX_SIDE), options.pdfPageBudgetMs);
-      if (preview) {
+      if (preview) undecoded.note(1, preview.imageWarnings);
+      if (preview && preview.imageWarnings.length > 0) {
+        // A page drawn without its images looks blank: never present it as the page.
+        facts.previewSkipped = "page 1 images could not be decoded";
+      } else if (preview) {
         await Bun.write(join(options.workDir, "preview.jpg"), preview.jpeg);
         outputs.push(await outputFile(options, "preview.jpg", "-page1.jpg", "image/jpeg", "document"));
         facts.previewWidth = preview.width;
@@ -124,6 +163,7 @@ export async function processPdf(inputPath: string, options: ProcessorOptions): 
         facts.previewSkipped = "page 1 render over budget";
       }
     }
+    undecoded.addTo(facts);
     for (const k of Object.keys(facts)) if (facts[k] === undefined) delete facts[k];
     return { outputs, facts: facts as Facts };
   } catch (err) {

@@ -1,36 +1,53 @@
 /**
  * Page rendering with pdf.js onto an @napi-rs/canvas canvas, encoded as JPEG
- * (DESIGN.md stack: "@napi-rs/canvas for rendering").
+ * (DESIGN.md stack: "@napi-rs/canvas for rendering"), or handed over as grey pixels for OCR.
  */
 import { OVER_BUDGET, withBudget } from "../budget.ts";
-import { loadCanvas } from "./engine.ts";
+import { loadCanvas, type NapiCanvas } from "./engine.ts";
 import type { OpenPdf } from "./open.ts";
+import { isImageDecodeWarning } from "./warnings.ts";
 
 /** JPEG quality for rendered pages (0–100). */
 const JPEG_QUALITY = 82;
 
+/** How big to draw a page: longest side in px, or a resolution in dots per inch. */
+export type RenderSize = { readonly maxSide: number } | { readonly dpi: number };
+
+/** A drawn page. */
+export interface RenderedPage {
+  readonly canvas: InstanceType<NapiCanvas["Canvas"]>;
+  readonly width: number;
+  readonly height: number;
+  /**
+   * pdf.js's warnings while this page was drawn that say one of its images was not decoded
+   * (warnings.ts); non-empty means the drawing lacks those images (a blank "scan").
+   */
+  readonly imageWarnings: readonly string[];
+}
+
+/** Canvas scale for `size` on a page of `widthPt` × `heightPt` (1 pt = 1/72 in). */
+function scaleFor(size: RenderSize, widthPt: number, heightPt: number): number {
+  if ("dpi" in size) return size.dpi / 72;
+  return Math.min(4, size.maxSide / Math.max(widthPt, heightPt));
+}
+
 /**
- * Render one page so its longest side is `maxSide` px (never above 4× the page's size in points).
+ * Draw one page on a white canvas within the page budget.
  * @param pdf the open document
  * @param pageNumber 1-based page number
- * @param maxSide longest side of the image, px
+ * @param size longest side (never above 4× the page's size in points) or a resolution
  * @param budgetMs time allowed for this page, ms
- * @returns JPEG bytes with width/height in px, or null when the budget ran out (render
- *   cancelled and the page worker stopped: the document is unusable afterwards, close it)
+ * @returns the canvas and the page's image-decode warnings, or null when the budget ran out
+ *   (render cancelled and the page worker stopped: the document is unusable afterwards, close it)
  * @throws whatever pdf.js throws for a broken page
  */
-export async function renderPageJpeg(
-  pdf: OpenPdf,
-  pageNumber: number,
-  maxSide: number,
-  budgetMs: number,
-): Promise<{ jpeg: Uint8Array; width: number; height: number } | null> {
+export async function renderPage(pdf: OpenPdf, pageNumber: number, size: RenderSize, budgetMs: number): Promise<RenderedPage | null> {
   const { createCanvas } = await loadCanvas();
+  pdf.worker.takeWarnings(); // what came before belongs to earlier work
   const page = await pdf.doc.getPage(pageNumber);
   try {
     const base = page.getViewport({ scale: 1 });
-    const scale = Math.min(4, maxSide / Math.max(base.width, base.height));
-    const viewport = page.getViewport({ scale });
+    const viewport = page.getViewport({ scale: scaleFor(size, base.width, base.height) });
     const canvas = createCanvas(Math.max(1, Math.round(viewport.width)), Math.max(1, Math.round(viewport.height)));
     const ctx = canvas.getContext("2d");
     // JPEG has no alpha: paint the page white first (pdf.js leaves transparent areas).
@@ -54,9 +71,27 @@ export async function renderPageJpeg(
       await task.promise.catch(() => undefined);
       return null;
     }
-    const jpeg = await canvas.encode("jpeg", JPEG_QUALITY);
-    return { jpeg, width: canvas.width, height: canvas.height };
+    const imageWarnings = pdf.worker.takeWarnings().filter(isImageDecodeWarning);
+    return { canvas, width: canvas.width, height: canvas.height, imageWarnings };
   } finally {
     page.cleanup();
   }
+}
+
+/**
+ * Render one page so its longest side is `maxSide` px (never above 4× the page's size in points), as JPEG.
+ * @returns JPEG bytes with width/height in px and the page's image-decode warnings, or null when
+ *   the budget ran out (see {@link renderPage})
+ * @throws whatever pdf.js throws for a broken page
+ */
+export async function renderPageJpeg(
+  pdf: OpenPdf,
+  pageNumber: number,
+  maxSide: number,
+  budgetMs: number,
+): Promise<{ jpeg: Uint8Array; width: number; height: number; imageWarnings: readonly string[] } | null> {
+  const page = await renderPage(pdf, pageNumber, { maxSide }, budgetMs);
+  if (!page) return null;
+  const jpeg = await page.canvas.encode("jpeg", JPEG_QUALITY);
+  return { jpeg, width: page.width, height: page.height, imageWarnings: page.imageWarnings };
 }

@@ -27,3 +27,4 @@ export {
 } from "./manifest.ts";
 export { SAMPLES, sampleDetail, sampleLine, type SampleSpec } from "./catalog.ts";
 export { buildSamples, writeSamples, SAMPLES_BUDGET_BYTES, MANIFEST_FILE, type BuiltSample, type WriteResult } from "./generate.ts";
+export { makeScanPdf, typesetPage, relabelAsJbig2, ENGLISH_LINES, RUSSIAN_LINES, SCAN_DPI, SCAN_PAGE, type ScanKind } from "./scans.ts";

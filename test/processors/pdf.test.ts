@@ -163,7 +163,7 @@ describe("BR-11 pdf.js engine self-check", () => {
     mkdirSync(join(dst, "legacy/build"), { recursive: true });
     for (const f of ["package.json", "legacy/build/pdf.mjs", "legacy/build/pdf.worker.mjs"]) cpSync(join(src, f), join(dst, f));
     cpSync(join(src, "standard_fonts"), join(dst, "standard_fonts"), { recursive: true });
-    for (const f of ["processors/pdf/engine.ts", "processors/pdf/self-check-pdf.ts", "processors/pdf/open.ts", "processors/pdf/page-worker.ts", "processors/pdf/pdfjs-thread.ts", "processors/types.ts", "bot/jobs/reasons.ts"]) {
+    for (const f of ["processors/pdf/engine.ts", "processors/pdf/self-check-pdf.ts", "processors/pdf/self-check-decoders.ts", "processors/pdf/open.ts", "processors/pdf/page-worker.ts", "processors/pdf/pdfjs-thread.ts", "processors/pdf/warnings.ts", "processors/types.ts", "bot/jobs/reasons.ts"]) {
       mkdirSync(join(dir, f, ".."), { recursive: true });
       cpSync(join(repoRoot, f), join(dir, f));
     }

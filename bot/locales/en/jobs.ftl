@@ -72,6 +72,10 @@ summary-other = { $label }
 summary-first-page-only = only page 1 of { $frames } converted
 summary-first-frame-only = only frame 1 of { $frames } converted (the frame limit is { $limit })
 summary-no-preview = no preview: page 1 took too long to draw
+summary-images-not-decoded = page images could not be decoded ({ $count ->
+    [one] page
+   *[other] pages
+  } { $pages })
 
 settings-title = What should I do with PDFs in this chat? A change applies to new files; the same file sent again after a change is processed anew.
 settings-pdf-default = Text and a page-1 preview

@@ -73,6 +73,10 @@ summary-other = { $label }
 summary-first-page-only = преобразована только страница 1 из { $frames }
 summary-first-frame-only = преобразован только кадр 1 из { $frames } (ограничение по числу кадров: { $limit })
 summary-no-preview = без превью: первая страница рисовалась слишком долго
+summary-images-not-decoded = изображения страниц не удалось декодировать ({ $count ->
+    [one] страница
+   *[other] страницы
+  } { $pages })
 
 settings-title = Что делать с PDF в этом чате? Изменение применяется к новым файлам; тот же файл после изменения обработается заново.
 settings-pdf-default = Текст и превью первой страницы
