@@ -4,6 +4,7 @@
  */
 import { ApiError, badRequest, E, tooManyRequests } from "./api-error.ts";
 import type { Args } from "./args.ts";
+import { BotInstance } from "./bot-instance.ts";
 import { Chat } from "./chats.ts";
 import { FileStore } from "./file-store.ts";
 import type { FilePart } from "./multipart.ts";
@@ -63,8 +64,8 @@ export class Core {
   readonly failures: Failure[] = [];
   readonly callbackQueries = new Map<string, { answered: boolean; chatId: number }>();
   commands: unknown[] = [];
-  loggedOut = false;
-  closedOnce = false;
+  /** Launch, close and logOut state (botapi-facts.md §4). */
+  readonly instance: BotInstance;
   lastSetWebhookAt = 0;
   nextUserId = 700_000_001;
   nextGroupId = -4_000_000_001;
@@ -94,6 +95,7 @@ export class Core {
     });
     this.updates = new UpdateQueue(opts.firstUpdateId ?? 1000, webhookReply, opts.repeatPollRule ?? true);
     this.limiter = new RateLimiter(opts.rateLimits);
+    this.instance = new BotInstance(this.now());
   }
 
   /** Adds a chat (user or group). @throws Error when the id is taken. */

@@ -113,15 +113,15 @@ function getWebhookInfo(c: Ctx): unknown {
 }
 
 function logOut(c: Ctx): unknown {
-  c.core.loggedOut = true;
+  c.core.instance.logOut(c.now);
   c.core.updates.clear();
   c.core.updates.deleteWebhook();
   return true;
 }
 
+/** close: the launch-window 429 and "already been closed" rules of bot-instance.ts. */
 function close(c: Ctx): unknown {
-  if (c.core.closedOnce) throw badRequest(E.alreadyClosed);
-  c.core.closedOnce = true;
+  c.core.instance.close(c.now);
   return true;
 }
 

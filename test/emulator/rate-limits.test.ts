@@ -4,16 +4,9 @@ import { Api } from "grammy";
 import { afterEach, describe, expect, it } from "vitest";
 import { startEmulator, type Emulator } from "./index.ts";
 import { apiFailure, rawCall } from "./raw-call.ts";
+import { manualClock } from "./clock.ts";
 
 let em: Emulator | undefined;
-/**
- * A manual clock for the emulator: bucket refills and windows depend on it alone, so a slow request on a
- * loaded machine cannot refill a token between two calls that must meet an empty bucket.
- */
-function manualClock(start = Date.UTC(2026, 0, 1)) {
-  let t = start;
-  return { now: () => t, advance: (ms: number) => void (t += ms) };
-}
 afterEach(async () => {
   await em?.close();
   em = undefined;

@@ -110,8 +110,10 @@ describe("logOut and close", () => {
     expect(await rawCall(em, "getUpdates")).toMatchObject({ status: 400, body: { ok: false, error_code: 400, description: "Logged out" } });
   });
 
-  it("refuses a second close", async () => {
+  it("close without a launched instance, or a second close, answers already closed", async () => {
     const api = new Api(em.token, { apiRoot: em.apiRoot });
+    expect(await apiFailure(api.close())).toEqual({ code: 400, description: "Bad Request: the bot has already been closed" });
+    await api.getMe(); // launches the bot on this server
     expect(await api.close()).toBe(true);
     expect(await apiFailure(api.close())).toEqual({ code: 400, description: "Bad Request: the bot has already been closed" });
   });

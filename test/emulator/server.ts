@@ -105,7 +105,8 @@ export async function handle(core: Core, req: Request): Promise<Response> {
   }
   const method = canonicalMethod(rawMethod);
   if (!method) return recordEarly(core, rawMethod, new ApiError(404, E.methodNotFound));
-  if (core.loggedOut) return recordEarly(core, method, new ApiError(400, E.loggedOut));
+  const refused = core.instance.admit(method, core.now());
+  if (refused) return recordEarly(core, method, refused);
   let parsed: ParsedRequest;
   try {
     parsed = await parseRequest(req, uploadLimit(core) + (2 << 20));
