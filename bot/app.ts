@@ -24,6 +24,7 @@ import { SqliteJobStore } from "./jobs/sqlite-store.ts";
 import type { Logger } from "./log.ts";
 import type { Services } from "./services.ts";
 import { createMetrics } from "./ops/metrics.ts";
+import { IntakeActivity } from "./ops/activity.ts";
 import { OutboxStatusReporter } from "./status/outbox-reporter.ts";
 import { Outbox } from "./outbox/index.ts";
 import type { StatusReporter } from "./status/reporter.ts";
@@ -39,6 +40,10 @@ export interface App {
   readonly janitor: Janitor;
   readonly db: OpenDb;
   readonly paths: DataPaths;
+  /** The outbox every chat message of a job goes through. */
+  readonly outbox: Outbox;
+  /** When intake last heard from Telegram (metrics, readiness). */
+  readonly activity: IntakeActivity;
   /** Stop the engine, flush status messages, close the database. */
   close(deadlineMs?: number): Promise<void>;
 }
@@ -68,6 +73,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const store = new SqliteJobStore(db.db);
 
   const bot = new Bot<DocketContext>(config.token, { client: { apiRoot: config.apiRoot, timeoutSeconds: 600 } });
+  const activity = new IntakeActivity(now);
+  bot.api.config.use(activity.transformer()); // innermost: a getUpdates Telegram answered ok
   // Plain API calls are retried on 429 / 5xx / network errors by a well-kept plugin;
   // chat holds are the outbox's job (it knows the chat, auto-retry does not).
   const metrics = createMetrics(store, config.downloadBudget);
@@ -129,6 +136,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   engine = new Engine({ services, paths, fetcher, runner });
   const janitor = new Janitor(store, paths, log, janitorOptions(config), now);
 
+  bot.use(activity.middleware());
   // One update at a time per chat, so a chat's messages are handled in order.
   bot.use(sequentialize((ctx) => ctx.chat?.id.toString()));
   bot.use(i18n);
@@ -145,6 +153,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
     janitor,
     db,
     paths,
+    outbox,
+    activity,
     async close(deadlineMs = 20_000) {
       await engine.stop(deadlineMs);
       await Promise.race([Promise.allSettled([...pending]), Bun.sleep(deadlineMs)]);

@@ -121,7 +121,8 @@ const envSchema = z.object({
   USER_MAX_JOBS_IN_FLIGHT: positiveInt.prefault("5"),
   USER_MAX_BYTES_PER_DAY: bytes.prefault("2GB"),
   HTTP_PORT: z.string().trim().regex(/^\d+$/, "expected a TCP port number").transform(Number).pipe(z.number().int().min(0).max(65535)).prefault("8090"),
-  STARTUP_TIMEOUT: duration.prefault("30s"),
+  STARTUP_RETRY_MAX: duration.prefault("30s"),
+  BACKUP_MAX_AGE: duration.prefault("48h"),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"], { message: "expected trace, debug, info, warn, error or fatal" }).default("info"),
   DELETE_WEBHOOK_ON_START: bool.prefault("true"),
   WEBHOOK_URL: z.string().trim().url("expected the public https URL Telegram posts updates to, e.g. https://bot.example.com/tg/hook").optional(),
@@ -197,8 +198,13 @@ export interface Config {
   readonly adminUserIds: readonly number[];
   readonly userMaxJobsInFlight: number;
   readonly userMaxBytesPerDay: number;
-  /** How long start-up keeps trying to reach the Bot API (getMe) before exiting 1, ms. */
-  readonly startupTimeoutMs: number;
+  /**
+   * Longest wait between start-up's attempts to reach the Bot API, ms: start-up retries until it
+   * answers (issue 9 item 2), only a refused token (401) ends it (exit 78).
+   */
+  readonly startupRetryMaxMs: number;
+  /** `/readyz` fails when the last good backup is older than this, ms; 0 = no backup check. */
+  readonly backupMaxAgeMs: number;
   /** 127.0.0.1 port for /healthz and /metrics; 0 = off. */
   readonly httpPort: number;
   readonly logLevel: "trace" | "debug" | "info" | "warn" | "error" | "fatal";
@@ -282,7 +288,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     adminUserIds: Object.freeze(e.ADMIN_USER_IDS),
     userMaxJobsInFlight: e.USER_MAX_JOBS_IN_FLIGHT,
     userMaxBytesPerDay: e.USER_MAX_BYTES_PER_DAY,
-    startupTimeoutMs: e.STARTUP_TIMEOUT,
+    startupRetryMaxMs: e.STARTUP_RETRY_MAX,
+    backupMaxAgeMs: e.BACKUP_MAX_AGE,
     httpPort: e.HTTP_PORT,
     logLevel: e.LOG_LEVEL,
     deleteWebhookOnStart: e.DELETE_WEBHOOK_ON_START,

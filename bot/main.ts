@@ -1,123 +1,153 @@
 /**
  * `bun run start`: the bot from environment variables. Long polling through
- * @grammyjs/runner with per-chat `sequentialize`, the engine's two pools, the
- * janitor on a schedule. SIGTERM/SIGINT stop it gracefully within a deadline
- * (runner stop is bounded by our own timer: on Bun the pending poll may not abort).
+ * @grammyjs/runner with per-chat `sequentialize` (or a webhook when WEBHOOK_URL is set),
+ * the engine's two pools, the janitor on a schedule. SIGTERM/SIGINT stop it gracefully
+ * within a deadline (runner stop is bounded by our own timer: on Bun the pending poll may
+ * not abort).
+ *
+ * Start-up order (issue 9 item 2): database, then the operator HTTP server (so `/livez`
+ * answers), then the Bot API — waited for with capped backoff for as long as it takes, one
+ * journal line per kind of failure. A refused token (401) exits 78, which the unit never
+ * restarts (CONTRACTS.md §3).
  */
-import { loadConfigForCli } from "./config.ts";
+import { loadConfigForCli, type Config } from "./config.ts";
 import { createApp } from "./app.ts";
 import { createLogger } from "./log.ts";
 import { pollConflicts } from "./intake/poll-conflicts.ts";
-import { healthApi, startOpsServer } from "./ops/http.ts";
+import { pollOutages } from "./intake/poll-outages.ts";
 import { DRAIN_MS, INTAKE_STOP_MS } from "./shutdown.ts";
 import { startWebhook } from "./intake/webhook.ts";
 import { startPolling } from "./intake/polling.ts";
 import { ALLOWED_UPDATES } from "./intake/allowed-updates.ts";
-import { Api, GrammyError, HttpError } from "grammy";
-import type { UserFromGetMe } from "grammy/types";
+import { GrammyError } from "grammy";
 import type { Logger } from "./log.ts";
 import { pdfSelfCheckInChild } from "../processors/isolate.ts";
+import { EXIT_BAD_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_TOKEN_REFUSED } from "./ops/exit-codes.ts";
+import { operatorApi } from "./ops/operator-api.ts";
+import type { FatalFailure } from "./ops/outage.ts";
+import { untilReached } from "./ops/reach.ts";
+import { Ops } from "./ops/runtime.ts";
+
+/** Thrown out of start-up when the Bot API refused it for good (logged already). */
+class StartupRefused extends Error {}
 
 async function main(): Promise<number> {
   const config = loadConfigForCli("docket");
-  if (!config) return 2;
+  if (!config) return EXIT_BAD_CONFIG;
   const log = createLogger({ level: config.logLevel, token: config.token });
+  if (process.env.STARTUP_TIMEOUT) log.warn("STARTUP_TIMEOUT is no longer read: start-up waits for the Bot API as long as it takes (backoff up to STARTUP_RETRY_MAX); remove it from the env file");
   const app = await createApp({ config, log });
   const { bot, engine, janitor } = app;
+  // The plain operator Api (no auto-retry, no transformers): start-up and the checks bound their own waits.
+  const api = operatorApi(config.token, config.apiRoot);
+  const ops = new Ops({ config, app, log, api });
+  // The operator server comes before the Bot API handshake: /livez answers while start-up waits.
+  if (config.httpPort > 0) ops.listen(config.httpPort);
   bot.api.config.use(pollConflicts({ log, deleteWebhook: config.deleteWebhookOnStart }));
+  bot.api.config.use(pollOutages({ log, tracker: ops.polling, capMs: config.startupRetryMaxMs }));
 
-  // Reach the Bot API first, with a deadline: auto-retry would retry network errors forever and
-  // the journal would stay empty. SIGTERM during start-up stops at once.
-  log.info({ api_root: config.apiRoot, mode: config.mode }, "connecting to the Bot API");
+  // SIGTERM during start-up stops at once (exit 0).
   const startup = new AbortController();
-  const early = () => startup.abort(new Error("signal during start-up"));
+  const early = () => {
+    ops.markStopping();
+    startup.abort(new Error("signal during start-up"));
+  };
   process.once("SIGTERM", early);
   process.once("SIGINT", early);
-  // A plain Api (no auto-retry, no transformers) for start-up and the health check: both bound their own waits.
-  const plainApi = healthApi(config.token, config.apiRoot);
-  const me = await reachBotApi(plainApi, startup.signal, log, config.startupTimeoutMs);
+  const reach = { log, tracker: ops.startup, capMs: config.startupRetryMaxMs, signal: startup.signal };
+  log.info({ api_root: config.apiRoot, mode: config.mode }, "connecting to the Bot API");
+  let webhook: Awaited<ReturnType<typeof startWebhook>> | null = null;
+  try {
+    const me = await untilReached((signal) => api.getMe(signal as never), { ...reach, method: "getMe" });
+    if (!me.ok) throw "fatal" in me ? refused(log, config, "getMe", me.fatal) : new StartupRefused();
+    bot.botInfo = me.value;
+    log.info({ bot: bot.botInfo.username, mode: config.mode, data_dir: config.dataDir, pid: process.pid }, "docket starting");
+    await selfCheckPdf(log);
+    // Intake: a webhook behind nginx when WEBHOOK_URL is set, else long polling (never both).
+    if (config.webhook) {
+      webhook = await startWebhook(bot, config.webhook, log, {
+        api,
+        onDelivered: () => app.activity.webhookOk(),
+        register: async (setWebhook) => {
+          // A refused URL or secret (400) stays refused: like a refused token, restarting cannot fix it.
+          const set = await untilReached((signal) => setWebhook(signal), { ...reach, method: "setWebhook", fatalCodes: [400, 401, 404] });
+          if (!set.ok) throw "fatal" in set ? refused(log, config, "setWebhook", set.fatal) : new StartupRefused();
+        },
+      });
+    }
+  } catch (err) {
+    process.off("SIGTERM", early);
+    process.off("SIGINT", early);
+    ops.markStopping();
+    await app.close(1000);
+    await ops.close();
+    if (!(err instanceof StartupRefused)) throw err;
+    return startup.signal.aborted ? EXIT_OK : EXIT_TOKEN_REFUSED;
+  }
   process.off("SIGTERM", early);
   process.off("SIGINT", early);
-  if (!me) {
-    await app.close(1000);
-    return startup.signal.aborted ? 0 : 1;
-  }
-  bot.botInfo = me;
-  log.info({ bot: bot.botInfo.username, mode: config.mode, data_dir: config.dataDir, pid: process.pid }, "docket starting");
-  // BR-11: find out now, not per job, whether pdf.js can load; PDFs then fail with pdf_engine_unavailable.
-  const pdf = await pdfSelfCheckInChild();
-  if (pdf.ok) {
-    log.info({ version: pdf.version, ms: pdf.ms, page_worker: pdf.pageWorker }, "pdf engine self-check passed");
-    // In-process, a busy page blocks the budget timer: only PROCESS_TIMEOUT stops it.
-    if (pdf.pageWorker !== "thread") log.warn("pdf.js runs without its worker thread: PDF_PAGE_BUDGET cannot stop a busy page, only PROCESS_TIMEOUT can");
-  }
-  else log.error({ missing: pdf.missing }, "pdf engine self-check FAILED: PDFs will fail with pdf_engine_unavailable; run `bun install`");
 
-  // Intake: a webhook behind nginx when WEBHOOK_URL is set, else long polling (never both).
-  const webhook = config.webhook ? await startWebhook(bot, config.webhook, log) : null;
   const runner = webhook
     ? null
     : startPolling(bot, log, { runner: { fetch: { timeout: 30, allowed_updates: [...ALLOWED_UPDATES] }, silent: true, retryInterval: "exponential" } });
   await engine.start();
-  const ops = config.httpPort > 0 ? startOpsServer(config.httpPort, { sqlite: app.db.sqlite, api: plainApi, dataDir: config.dataDir, budget: config.downloadBudget }, app.services.metrics, log) : null;
+  ops.markRunning();
   const janitorTimer = setInterval(() => void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed")), config.janitorIntervalMs);
   void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed"));
 
   let stopping = false;
-  const done = new Promise<number>((resolve) => {
-    const stop = async (signal: string, code = 0) => {
+  return new Promise<number>((resolve) => {
+    const stop = async (signal: string, code = EXIT_OK) => {
       if (stopping) return;
       stopping = true;
       log.info({ signal }, "stopping");
+      ops.markStopping(); // probes and scrapes answer 503 at once from here on
       clearInterval(janitorTimer);
-      void ops?.stop(true);
       await Promise.race([runner?.isRunning() ? runner.stop() : undefined, webhook?.stop(), Bun.sleep(INTAKE_STOP_MS)]);
       await app.close(DRAIN_MS);
+      await ops.close();
       log.info("stopped");
       resolve(code);
     };
     process.on("SIGTERM", () => void stop("SIGTERM"));
     process.on("SIGINT", () => void stop("SIGINT"));
     runner?.task()?.catch((err) => {
+      // A token revoked while running: the same line and exit status as at start-up.
+      if (err instanceof GrammyError && err.error_code === 401) {
+        refused(log, config, "getUpdates", { retry: false, errorCode: 401, description: err.description });
+        return void stop("token-refused", EXIT_TOKEN_REFUSED);
+      }
       log.fatal({ err }, "long polling stopped");
-      void stop("polling-error", 1);
+      void stop("polling-error", EXIT_FAILURE);
     });
   });
-  return done;
+}
+
+/** BR-11: find out now, not per job, whether pdf.js can load; PDFs then fail with pdf_engine_unavailable. */
+async function selfCheckPdf(log: Logger): Promise<void> {
+  const pdf = await pdfSelfCheckInChild();
+  if (pdf.ok) {
+    log.info({ version: pdf.version, ms: pdf.ms, page_worker: pdf.pageWorker }, "pdf engine self-check passed");
+    // In-process, a busy page blocks the budget timer: only PROCESS_TIMEOUT stops it.
+    if (pdf.pageWorker !== "thread") log.warn("pdf.js runs without its worker thread: PDF_PAGE_BUDGET cannot stop a busy page, only PROCESS_TIMEOUT can");
+  } else log.error({ missing: pdf.missing }, "pdf engine self-check FAILED: PDFs will fail with pdf_engine_unavailable; run `bun install`");
 }
 
 /**
- * getMe with retries for up to `deadlineMs` (default 30 s): resolves with the bot's User, or null
- * after logging why (401: wrong token — no retry; network: unreachable root).
+ * Log the one fatal line of a refusal a restart cannot fix (CONTRACTS.md §3) and return the error
+ * that ends start-up with exit 78: 401 = the token was refused, 404 = BOT_API_ROOT is no Bot API
+ * server, setWebhook's 400 = WEBHOOK_URL or WEBHOOK_SECRET refused.
  */
-async function reachBotApi(api: Api, signal: AbortSignal, log: Logger, deadlineMs = 30_000): Promise<UserFromGetMe | null> {
-  const until = Date.now() + deadlineMs;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await api.getMe(AbortSignal.any([signal, AbortSignal.timeout(Math.max(1000, until - Date.now()))]) as never);
-    } catch (err) {
-      if (signal.aborted) return null;
-      if (err instanceof GrammyError && (err.error_code === 401 || err.error_code === 404)) {
-        log.fatal({ error_code: err.error_code, description: err.description }, "the Bot API refused getMe: check BOT_TOKEN (and BOT_API_ROOT)");
-        return null;
-      }
-      if (Date.now() >= until) {
-        log.fatal({ cause: networkCause(err), attempts: attempt }, `cannot reach the Bot API at BOT_API_ROOT within ${deadlineMs / 1000} s (${networkCause(err)}); is the server up (local mode: docker-compose ps)?`);
-        return null;
-      }
-      log.warn({ cause: networkCause(err), attempt }, `getMe failed (${networkCause(err)}); retrying`);
-      await Bun.sleep(Math.min(5000, 500 * 2 ** attempt));
-    }
+function refused(log: Logger, config: Config, method: string, f: FatalFailure): StartupRefused {
+  const fields = { method, error_code: f.errorCode, description: f.description, exit_status: EXIT_TOKEN_REFUSED };
+  if (f.errorCode === 401) {
+    log.fatal(fields, `the Bot API refused the token (401 ${f.description}): BOT_TOKEN is wrong or was revoked; put the current token from @BotFather into the env file (/etc/docket/docket.env) and restart (exit ${EXIT_TOKEN_REFUSED}: systemd does not restart on it)`);
+  } else if (f.errorCode === 404) {
+    log.fatal(fields, `BOT_API_ROOT ${config.apiRoot} answered 404 ${f.description} for ${method}: it is not a Bot API server's root (like https://api.telegram.org or http://127.0.0.1:8081, no path); fix BOT_API_ROOT and restart`);
+  } else {
+    log.fatal(fields, `Telegram refused ${method} (${f.errorCode} ${f.description}): check WEBHOOK_URL and WEBHOOK_SECRET, then restart`);
   }
-}
-
-/** The operator-readable cause of a failed request: the network error's code and message, no stack. */
-function networkCause(err: unknown): string {
-  const inner = (err instanceof HttpError ? err.error : err) as { code?: unknown; message?: unknown } | undefined;
-  const code = typeof inner?.code === "string" ? inner.code : "";
-  const message = typeof inner?.message === "string" ? inner.message : "";
-  if (!message) return code || String(err);
-  return code && !message.startsWith(code) ? `${code}: ${message}` : message;
+  return new StartupRefused();
 }
 
 process.exitCode = await main();

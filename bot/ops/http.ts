@@ -1,90 +1,86 @@
 /**
- * `/healthz` and `/metrics` on 127.0.0.1 (never public): health = database
- * reachable, Bot API reachable (getMe, cached 30 s), disk free vs the download
- * budget. 200 when all pass, 503 otherwise, JSON body with each check.
+ * The operator HTTP server on 127.0.0.1 (never public; issue 10 item 1):
+ * - `GET /livez`   — liveness: the process, its event loop, the pools and the outbox; 200 or 503.
+ * - `GET /readyz`  — readiness: every named check of bot/ops/readiness.ts; 200 or 503.
+ * - `GET /healthz` — kept for compatibility (install.sh, older probes): database, botApi, disk.
+ * - `GET /metrics` — Prometheus text (prom-client).
+ * - `GET /status`  — the JSON `docket status` prints.
+ * Bodies: `{ "ok": bool, "phase": "starting"|"running"|"stopping", "checks": { name: { ok, detail } } }`.
+ * It starts before the Bot API handshake, so `/livez` answers while start-up waits for Telegram.
+ * From the moment shutdown begins every path answers 503 at once, also a request already waiting
+ * on a check: a probe during shutdown never hangs.
  */
-import type { Database } from "bun:sqlite";
-import { Api } from "grammy";
-import { statfs } from "node:fs/promises";
 import type { Logger } from "../log.ts";
-import type { Metrics } from "./metrics.ts";
+import { runChecks, type CachedCheck } from "./check.ts";
 
-/** One health check result. */
-export interface Check {
-  readonly ok: boolean;
-  readonly detail: string;
+/** Where the bot is in its life. */
+export type Phase = "starting" | "running" | "stopping";
+
+/** What the server answers from. */
+export interface OpsHttpDeps {
+  readonly phase: () => Phase;
+  readonly liveness: readonly CachedCheck[];
+  readonly readiness: readonly CachedCheck[];
+  /** The checks of `/healthz` (database, botApi, disk). */
+  readonly legacy: readonly CachedCheck[];
+  /** The Prometheus text and its content type. */
+  readonly metrics: () => Promise<{ readonly body: string; readonly contentType: string }>;
+  /** The `/status` document (`docket status`). */
+  readonly status: () => Promise<unknown>;
+  /** Resolves when shutdown begins. */
+  readonly stopping: Promise<void>;
+  readonly log: Logger;
 }
 
-/** How long the Bot API check may take before it counts as down, ms. */
-export const HEALTH_API_TIMEOUT_MS = 3000;
-
-/** Inputs of the health checks. */
-export interface HealthDeps {
-  readonly sqlite: Database;
-  /**
-   * A plain Api (no auto-retry: a down Bot API must answer 503 within
-   * {@link HEALTH_API_TIMEOUT_MS}, not hang in retries), see {@link healthApi}.
-   */
-  readonly api: Api;
-  readonly dataDir: string;
-  /** Bytes that must be free on the data filesystem (DOWNLOAD_BUDGET). */
-  readonly budget: number;
+/** A running operator server. */
+export interface OpsServer {
+  /** The port it listens on (useful with port 0). */
+  readonly port: number;
+  /** Close the listener and its connections. */
+  stop(): Promise<void>;
 }
 
-/** A plain grammY Api for the health check: same token and `apiRoot`, no transformers. */
-export function healthApi(token: string, apiRoot: string): Api {
-  return new Api(token, { apiRoot });
-}
+const STOPPING = () => Response.json({ ok: false, phase: "stopping" }, { status: 503 });
 
-/** Run the three checks. */
-export async function health(deps: HealthDeps, cache: { at: number; check: Check | null }): Promise<Record<string, Check>> {
-  let database: Check;
-  try {
-    deps.sqlite.query("SELECT 1").get();
-    database = { ok: true, detail: "SELECT 1 ok" };
-  } catch (err) {
-    database = { ok: false, detail: String(err) };
-  }
-  if (!cache.check || Date.now() - cache.at > 30_000) {
-    try {
-      // grammY types its signal with the abort-controller polyfill; the runtime one is what it uses.
-      const me = await deps.api.getMe(AbortSignal.timeout(HEALTH_API_TIMEOUT_MS) as never);
-      cache.check = { ok: true, detail: `getMe ok (@${me.username})` };
-    } catch (err) {
-      cache.check = { ok: false, detail: `getMe failed: ${(err as Error).message}` };
+/**
+ * Start the operator server on 127.0.0.1:`port` (0 = a free port).
+ * @throws Error when the port is taken (start-up stops: the operator sees it at once)
+ */
+export function startOpsServer(port: number, deps: OpsHttpDeps): OpsServer {
+  const answer = async (path: string): Promise<Response> => {
+    if (path === "/livez") {
+      const checks = await runChecks(deps.liveness);
+      const ok = Object.values(checks).every((c) => c.ok);
+      return Response.json({ ok, phase: deps.phase(), checks }, { status: ok ? 200 : 503 });
     }
-    cache.at = Date.now();
-  }
-  let disk: Check;
-  try {
-    const s = await statfs(deps.dataDir);
-    const free = s.bavail * s.bsize;
-    disk = { ok: free >= deps.budget, detail: `${Math.floor(free / 1048576)} MB free, budget ${Math.floor(deps.budget / 1048576)} MB` };
-  } catch (err) {
-    disk = { ok: false, detail: String(err) };
-  }
-  return { database, botApi: cache.check, disk };
-}
-
-/** Start the operations HTTP server on 127.0.0.1:`port` (0 = random); returns it for `stop()`. */
-export function startOpsServer(port: number, deps: HealthDeps, metrics: Metrics, log: Logger): ReturnType<typeof Bun.serve> {
-  const cache = { at: 0, check: null as Check | null };
+    if (path === "/readyz" || path === "/healthz") {
+      const checks = await runChecks(path === "/readyz" ? deps.readiness : deps.legacy);
+      const ok = deps.phase() === "running" && Object.values(checks).every((c) => c.ok);
+      return Response.json(path === "/readyz" ? { ok, phase: deps.phase(), checks } : { ok, checks }, { status: ok ? 200 : 503 });
+    }
+    if (path === "/metrics") {
+      const m = await deps.metrics();
+      return new Response(m.body, { headers: { "content-type": m.contentType } });
+    }
+    if (path === "/status") return Response.json(await deps.status());
+    return new Response("Not Found", { status: 404 });
+  };
+  let stopping = false;
+  void deps.stopping.then(() => (stopping = true));
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port,
     async fetch(req) {
+      if (stopping) return STOPPING();
       const path = new URL(req.url).pathname;
-      if (path === "/healthz") {
-        const checks = await health(deps, cache);
-        const ok = Object.values(checks).every((c) => c.ok);
-        return Response.json({ ok, checks }, { status: ok ? 200 : 503 });
+      try {
+        return await Promise.race([answer(path), deps.stopping.then(STOPPING)]);
+      } catch (err) {
+        deps.log.error({ err, path }, "operator endpoint failed");
+        return Response.json({ ok: false, error: "internal error: see the journal" }, { status: 500 });
       }
-      if (path === "/metrics") {
-        return new Response(await metrics.registry.metrics(), { headers: { "content-type": metrics.registry.contentType } });
-      }
-      return new Response("Not Found", { status: 404 });
     },
   });
-  log.info({ port: server.port }, "ops server on 127.0.0.1 (/healthz, /metrics)");
-  return server;
+  deps.log.info({ port: server.port }, "operator server on 127.0.0.1 (/livez, /readyz, /healthz, /metrics, /status)");
+  return { port: server.port ?? port, stop: async () => void (await server.stop(true)) };
 }

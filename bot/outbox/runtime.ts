@@ -134,6 +134,11 @@ export class Outbox {
     return { value, messageIds: await s.finish() };
   }
 
+  /** True until close() was called: the outbox takes messages (liveness, issue 10 item 1). */
+  get isOpen(): boolean {
+    return this.closing === null;
+  }
+
   /** Number of live chat workers (for metrics and tests). */
   get activeChats(): number {
     return this.workers.size;

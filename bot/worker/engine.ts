@@ -75,7 +75,7 @@ export class Engine {
     // Waiting jobs show their queue position, edited sparingly: only on change, at most every 15 s.
     this.positionsTimer = setInterval(() => void this.refreshPositions().catch(() => {}), this.deps.positionsEveryMs ?? 15_000);
     const reclaimed = this.reclaim();
-    const after = (pool: "download" | "process") => reclaimed.then(() => this.loop(pool));
+    const after = (pool: "download" | "process") => this.counted(pool, reclaimed);
     for (let i = 0; i < this.config.downloadConcurrency; i++) this.loops.push(after("download"));
     for (let i = 0; i < this.config.processConcurrency; i++) this.loops.push(after("process"));
     await reclaimed;
@@ -97,6 +97,23 @@ export class Engine {
     } catch (err) {
       log.error({ err }, "could not reclaim this host's earlier leases; they expire after LEASE_TTL");
     }
+  }
+
+  /** Loops running per pool. */
+  private readonly alive = { download: 0, process: 0 };
+
+  /** A loop of `pool` that starts once `first` resolved, counted while it runs. */
+  private counted(pool: "download" | "process", first: Promise<void>): Promise<void> {
+    this.alive[pool]++;
+    return first.then(() => this.loop(pool)).finally(() => void this.alive[pool]--);
+  }
+
+  /**
+   * Whether the pools run and how many loops each has (issue 10 item 1, liveness): once started,
+   * fewer loops than configured means one died.
+   */
+  liveness(): { readonly started: boolean; readonly download: number; readonly process: number } {
+    return { started: this.running, download: this.alive.download, process: this.alive.process };
   }
 
   /** Wake idle workers now (a job was accepted or the budget was released). */

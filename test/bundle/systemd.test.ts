@@ -9,6 +9,7 @@
  * the operator hook, /usr/bin/test). Nothing outside DIR is touched.
  */
 import { ABORT_GRACE_MS, DRAIN_MS, INTAKE_STOP_MS, OUTBOX_CLOSE_MS, SHUTDOWN_BOUND_MS } from "../../bot/shutdown.ts";
+import { EXIT_BAD_CONFIG, EXIT_TOKEN_REFUSED, NO_RESTART_STATUSES } from "../../bot/ops/exit-codes.ts";
 import { cpSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -130,7 +131,7 @@ describe("unit directives", () => {
       ProtectSystem: "strict",
       PrivateTmp: "yes",
       Restart: "on-failure",
-      RestartPreventExitStatus: "2",
+      RestartPreventExitStatus: NO_RESTART_STATUSES.join(" "),
       KillSignal: "SIGTERM",
       StandardOutput: "journal",
       ReadOnlyPaths: "-/var/lib/docket/bot-api",
@@ -139,6 +140,12 @@ describe("unit directives", () => {
     expect(get(s, "Unit", "OnFailure")).toBe("docket-failure@%n.service");
     const rw = get(s, "Service", "ReadWritePaths")!.split(/\s+/).sort();
     expect(rw).toEqual(["/var/lib/docket/db", "/var/lib/docket/downloads", "/var/lib/docket/results", "/var/lib/docket/work"]);
+  });
+
+  it("the bot is never restarted on a bad config (2) or a refused token (78): CONTRACTS.md §3", () => {
+    expect(NO_RESTART_STATUSES).toEqual([EXIT_BAD_CONFIG, EXIT_TOKEN_REFUSED]);
+    expect([EXIT_BAD_CONFIG, EXIT_TOKEN_REFUSED]).toEqual([2, 78]);
+    expect(get("docket.service", "Service", "RestartPreventExitStatus")).toBe("2 78");
   });
 
   it("janitor and backup are timer-driven one-shots that report failures", () => {

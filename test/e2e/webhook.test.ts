@@ -7,6 +7,7 @@ import { afterEach, expect, test } from "vitest";
 import { loadConfig } from "../../bot/config.ts";
 import { startWebhook, type WebhookServer } from "../../bot/intake/webhook.ts";
 import { copyRunner } from "../support/copy-runner.ts";
+import { freePort } from "../support/ports.ts";
 import { startStack, type Stack } from "../support/stack.ts";
 
 let stack: Stack | null = null;
@@ -17,13 +18,6 @@ afterEach(async () => {
   stack = null;
   hook = null;
 });
-
-function freePort(): number {
-  const s = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response() });
-  const p = s.port!;
-  s.stop(true);
-  return p;
-}
 
 /**
  * The webhook config and server on a port that was free a moment ago. The URL must name the port before

@@ -16,6 +16,8 @@ export interface BotProcess {
   kill(): Promise<void>;
   /** SIGTERM and wait; resolves with the exit code once stdout is read to its end. */
   stop(): Promise<number>;
+  /** Wait for the process to end by itself; resolves with the exit code once stdout is read to its end. */
+  exited(): Promise<number>;
 }
 
 /**
@@ -57,6 +59,11 @@ export function startBotProcess(env: Record<string, string | undefined>): BotPro
     },
     async stop() {
       proc.kill("SIGTERM");
+      const code = await proc.exited;
+      await read;
+      return code;
+    },
+    async exited() {
       const code = await proc.exited;
       await read;
       return code;

@@ -1,0 +1,125 @@
+/**
+ * The operator side of a running bot, wired once: the phase (starting → running → stopping), the
+ * outage state of start-up and of long polling, the event-loop sampler, the named liveness and
+ * readiness checks, the readiness monitor and the operator HTTP server. `bot/main.ts` drives the
+ * phases; tests build one around an in-process app the same way.
+ */
+import type { Api } from "grammy";
+import type { App } from "../app.ts";
+import type { Config } from "../config.ts";
+import type { Logger } from "../log.ts";
+import { CachedCheck, type CheckSpec } from "./check.ts";
+import { EventLoopLag } from "./event-loop.ts";
+import { startOpsServer, type OpsServer, type Phase } from "./http.ts";
+import { eventLoopCheck, outboxCheck, poolsCheck } from "./liveness.ts";
+import { ReadinessMonitor, type FailLevel } from "./monitor.ts";
+import { OutageTracker } from "./outage.ts";
+import { backupCheck, botApiCheck, databaseCheck, diskCheck, pollingCheck, webhookCheck } from "./readiness.ts";
+import { WebhookJudge } from "./webhook-state.ts";
+
+/** Options of {@link Ops}. */
+export interface OpsOptions {
+  readonly config: Config;
+  readonly app: App;
+  readonly log: Logger;
+  /** The plain operator Api (bot/ops/operator-api.ts) for getMe and getWebhookInfo. */
+  readonly api: Api;
+  /** Clock, epoch ms. */
+  readonly now?: () => number;
+  /** How often the monitor asks the readiness checks, ms (default 15 000). */
+  readonly monitorIntervalMs?: number;
+  /** Cache lifetimes by check name, ms, instead of each check's own (tests watch transitions faster). */
+  readonly ttlMs?: Readonly<Record<string, number>>;
+}
+
+/** Journal level of each failing readiness check (issue 9 item 3: a webhook in error is an error line). */
+const LEVELS: Readonly<Record<string, FailLevel>> = { database: "error", disk: "error", webhook: "error", backup: "warn", botApi: "warn", polling: "warn" };
+
+/** The operator side of one bot process. */
+export class Ops {
+  /** Where the bot is; the HTTP answers and the checks read it. */
+  phase: Phase = "starting";
+  /** Start-up's attempts to reach the Bot API (getMe, setWebhook). */
+  readonly startup = new OutageTracker();
+  /** Long polling's attempts after start-up (bot/intake/poll-outages.ts). */
+  readonly polling = new OutageTracker();
+  readonly eventLoop: EventLoopLag;
+  readonly liveness: readonly CachedCheck[];
+  readonly readiness: readonly CachedCheck[];
+  readonly monitor: ReadinessMonitor;
+  private server: OpsServer | null = null;
+  private pollingSince = 0;
+  private signalStopping!: () => void;
+  /** Resolves when shutdown begins. */
+  readonly stopping = new Promise<void>((resolve) => (this.signalStopping = resolve));
+
+  constructor(private readonly opts: OpsOptions) {
+    const { config, app, api } = opts;
+    const now = opts.now ?? Date.now;
+    this.eventLoop = new EventLoopLag();
+    this.eventLoop.start();
+    const cached = (spec: CheckSpec) => new CachedCheck(opts.ttlMs?.[spec.name] === undefined ? spec : { ...spec, ttlMs: opts.ttlMs[spec.name]! }, now, config.token);
+    this.liveness = [
+      cached(eventLoopCheck(this.eventLoop)),
+      cached(poolsCheck(() => app.engine.liveness(), { download: config.downloadConcurrency, process: config.processConcurrency })),
+      cached(outboxCheck(() => app.outbox.isOpen)),
+    ];
+    const intake = config.webhook
+      ? webhookCheck(api, new WebhookJudge(config.webhook.url), app.activity, now)
+      : pollingCheck(app.activity, this.polling, () => this.pollingSince, undefined, now);
+    this.readiness = [
+      cached(databaseCheck(() => app.db.sqlite.query("SELECT 1").get())),
+      cached(botApiCheck(api, { waiting: () => this.phase === "starting", tracker: this.startup })),
+      cached(diskCheck(config.dataDir, config.downloadBudget, () => app.services.store.budgetInUse())),
+      cached(intake),
+      ...(config.backupMaxAgeMs > 0 ? [cached(backupCheck(config.dataDir, app.paths.dbFile, config.backupMaxAgeMs, now))] : []),
+    ];
+    this.monitor = new ReadinessMonitor(this.readiness, opts.log, { levels: LEVELS, ...(opts.monitorIntervalMs ? { intervalMs: opts.monitorIntervalMs } : {}) });
+  }
+
+  /** The checks of `/healthz` (compatibility): database, botApi, disk. */
+  private get legacy(): CachedCheck[] {
+    return this.readiness.filter((c) => ["database", "botApi", "disk"].includes(c.name));
+  }
+
+  /**
+   * Start the operator HTTP server on 127.0.0.1:`port` (0 = a free port).
+   * @throws Error when the port is taken
+   */
+  listen(port: number): OpsServer {
+    const { app, log } = this.opts;
+    this.server = startOpsServer(port, {
+      phase: () => this.phase,
+      liveness: this.liveness,
+      readiness: this.readiness,
+      legacy: this.legacy,
+      metrics: async () => ({ body: await app.services.metrics.registry.metrics(), contentType: app.services.metrics.registry.contentType }),
+      status: async () => ({ phase: this.phase }),
+      stopping: this.stopping,
+      log,
+    });
+    return this.server;
+  }
+
+  /** Start-up is done (Bot API reached, intake and pools started): readiness may pass, the monitor starts. */
+  markRunning(): void {
+    this.phase = "running";
+    this.pollingSince = (this.opts.now ?? Date.now)();
+    for (const c of this.readiness) c.invalidate();
+    this.monitor.start();
+  }
+
+  /** Shutdown begins: every operator endpoint answers 503 from now on. */
+  markStopping(): void {
+    this.phase = "stopping";
+    this.signalStopping();
+  }
+
+  /** Stop the monitor, the sampler and the server (last step of shutdown). */
+  async close(): Promise<void> {
+    this.markStopping();
+    await this.monitor.stop();
+    this.eventLoop.stop();
+    await this.server?.stop();
+  }
+}
