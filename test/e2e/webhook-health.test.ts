@@ -81,8 +81,8 @@ test("Telegram cannot deliver (nginx answers 502): one error line, readyz 503 na
   const row = await s.jobFor(u.chatId, sent.message_id);
   expect((await s.waitJob(row.id)).status).toBe("ready");
   await expect.poll(async () => (await readyz()).status).toBe(200);
-  const recovered = s.logs.map((l) => JSON.parse(l)).filter((l) => l.check === "webhook" && /is ok again/.test(l.msg));
-  expect(recovered.map((l) => l.level)).toEqual([30]);
+  const recovered = () => s.logs.map((l) => JSON.parse(l)).filter((l) => l.check === "webhook" && /is ok again/.test(l.msg));
+  await expect.poll(() => recovered().map((l) => l.level)).toEqual([30]);
   expect((await readyz()).webhook.detail).toMatch(/^delivering to \S+ \(pending_update_count 0; last error "Wrong response from the webhook: 502 Bad Gateway" at \S+Z has passed\)$/);
   expect((await rawCall(s.em, "getWebhookInfo")).body.result).toMatchObject({ last_error_message: "Wrong response from the webhook: 502 Bad Gateway" });
 }, 60_000);
