@@ -378,20 +378,20 @@ fi
 if [ "$MODE" = local ]; then api_root="http://127.0.0.1:$BOT_API_PORT"; else api_root="https://api.telegram.org"; fi
 
 # render_env — docket.env with every managed key set; other keys of an existing file are kept.
+# Rendered in memory (env_set_text): the token never lands in a temp file; write_file then puts
+# it on disk through a 0600 file in a private directory under /etc/docket (issue 9 item 10).
 render_env() {
-  local tmp
-  tmp="$(mktemp)"
+  local text
   if [ -r "$ENV_FILE" ]; then
-    cat "$ENV_FILE" >"$tmp"
+    text="$(cat "$ENV_FILE")"$'\n'
   else
-    cat >"$tmp" <<'HEADER'
-# docket configuration (EnvironmentFile of docket*.service). Mode 0600, owner root.
+    text='# docket configuration (EnvironmentFile of docket*.service). Mode 0600, owner root.
 # Every key, its default and unit: /opt/docket/current/docs/configuration.md (all keys with
 # their defaults: /opt/docket/current/.env.example). Sizes take units (20MB, 4GB). Quote a
 # value with spaces (BACKUP_ARGS="--with-results --keep 14"): this file is also read by sh.
-HEADER
+'
   fi
-  set_key() { env_set_line "$tmp" "$1" "$2" >"$tmp.new" && mv "$tmp.new" "$tmp"; }
+  set_key() { text="$(env_set_text "$text" "$1" "$2")"$'\n'; }
   if [ -n "$token" ]; then set_key BOT_TOKEN "$token"; fi
   if [ "$SWITCH" = 1 ]; then
     : # BOT_API_MODE/BOT_API_ROOT stay as they are: `docket mode` rewrites them once the new server answered
@@ -410,20 +410,18 @@ HEADER
     # A new file only: in an existing one an empty key could override a drop-in's Environment=.
     set_key ALLOWED_USER_IDS ""
   fi
-  [ -n "$(env_get "$tmp" BACKUP_KEEP)" ] || set_key BACKUP_KEEP 7
+  [ -n "$(printf '%s' "$text" | sed -n 's/^BACKUP_KEEP=//p')" ] || set_key BACKUP_KEEP 7
   # Quoted: the value holds spaces once flags are added, and docket.env is also sourced by sh.
-  grep -q '^BACKUP_ARGS=' "$tmp" || set_key BACKUP_ARGS '""'
+  case "$text" in BACKUP_ARGS=* | *$'\n'BACKUP_ARGS=*) ;; *) set_key BACKUP_ARGS '""' ;; esac
   if [ "$WEBHOOK" = 1 ]; then
     set_key WEBHOOK_URL "$WEBHOOK_URL"
     set_key WEBHOOK_SECRET "$webhook_secret"
     set_key WEBHOOK_PORT "$WEBHOOK_PORT"
     set_key WEBHOOK_PATH "$WEBHOOK_PATH"
   elif [ "$NO_WEBHOOK" = 1 ]; then
-    grep -v -E '^(WEBHOOK_URL|WEBHOOK_SECRET|WEBHOOK_PORT|WEBHOOK_PATH)=' "$tmp" >"$tmp.new" || true
-    mv "$tmp.new" "$tmp"
+    text="$(env_del_text "$text" WEBHOOK_URL WEBHOOK_SECRET WEBHOOK_PORT WEBHOOK_PATH)"$'\n'
   fi
-  cat "$tmp"
-  rm -f "$tmp"
+  printf '%s' "$text"
 }
 
 run mkdir -p "$(rp "$ETC")" "$(rp "$ETC/hooks")" "$(rp "$ETC/backup/pre.d")" "$(rp "$ETC/backup/post.d")"

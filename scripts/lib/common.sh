@@ -56,20 +56,25 @@ run() {
 skip() { printf '  - skipped: %s\n' "$*" >&2; }
 
 # write_file MODE DEST [OWNER] — write stdin to DEST atomically with MODE (and OWNER if given).
-# The content is never printed (it may hold secrets); dry-run only names the file.
+# The content is never printed (it may hold secrets); dry-run only names the file. The content
+# goes first into a file created 0600 (umask 077) inside a private 0700 directory next to DEST
+# (same file system), then is renamed over DEST: no other user can read it at any moment, and
+# DEST is either the old file or the new one, never half written (issue 9 item 10).
 write_file() {
-  local mode="$1" dest="$2" owner="${3:-}" tmp
+  local mode="$1" dest="$2" owner="${3:-}" dir tmpdir
   printf '  + write %s (mode %s%s)\n' "$dest" "$mode" "${owner:+, owner $owner}" >&2
   if [ "$DRY_RUN" = 1 ]; then
     cat >/dev/null
     return 0
   fi
-  mkdir -p "$(dirname "$dest")"
-  tmp="$(mktemp "$dest.XXXXXX")"
-  chmod "$mode" "$tmp"
-  cat >"$tmp"
-  if [ -n "$owner" ]; then chown "$owner" "$tmp"; fi
-  mv -f "$tmp" "$dest"
+  dir="$(dirname "$dest")"
+  mkdir -p "$dir"
+  tmpdir="$(umask 077 && mktemp -d "$dir/.write.XXXXXX")"
+  (umask 077 && cat >"$tmpdir/new") || { rm -rf "$tmpdir"; return 1; }
+  chmod "$mode" "$tmpdir/new"
+  if [ -n "$owner" ]; then chown "$owner" "$tmpdir/new"; fi
+  mv -f "$tmpdir/new" "$dest"
+  rmdir "$tmpdir"
 }
 
 # env_get FILE KEY — print KEY's value from a KEY=VALUE file (last one wins; quotes stripped).
@@ -91,21 +96,37 @@ env_get() {
   printf '%s' "$val"
 }
 
-# env_set_line FILE KEY VALUE — print FILE's content with KEY set to VALUE (replaced in place or appended).
-env_set_line() {
-  local file="$1" key="$2" value="$3" line found=0
-  if [ -r "$file" ]; then
-    while IFS= read -r line || [ -n "$line" ]; do
-      case "$line" in
-        "$key="*)
-          printf '%s=%s\n' "$key" "$value"
-          found=1
-          ;;
-        *) printf '%s\n' "$line" ;;
-      esac
-    done <"$file"
-  fi
-  if [ "$found" = 0 ]; then printf '%s=%s\n' "$key" "$value"; fi
+# env_set_text TEXT KEY VALUE — print TEXT (KEY=VALUE lines) with KEY set to VALUE, replaced in
+# place or appended. Pure string work, no file: a secret being rendered never touches the disk.
+env_set_text() {
+  local text="$1" key="$2" value="$3" line found=0 out=""
+  while [ -n "$text" ]; do
+    line="${text%%$'\n'*}"
+    if [ "$line" = "$text" ]; then text=""; else text="${text#*$'\n'}"; fi
+    case "$line" in
+      "$key="*)
+        out+="$key=$value"$'\n'
+        found=1
+        ;;
+      *) out+="$line"$'\n' ;;
+    esac
+  done
+  if [ "$found" = 0 ]; then out+="$key=$value"$'\n'; fi
+  printf '%s' "$out"
+}
+
+# env_del_text TEXT KEY… — print TEXT without the lines of the given keys (no file either).
+env_del_text() {
+  local text="$1" line out="" k drop
+  shift
+  while [ -n "$text" ]; do
+    line="${text%%$'\n'*}"
+    if [ "$line" = "$text" ]; then text=""; else text="${text#*$'\n'}"; fi
+    drop=0
+    for k in "$@"; do case "$line" in "$k="*) drop=1 ;; esac; done
+    if [ "$drop" = 0 ]; then out+="$line"$'\n'; fi
+  done
+  printf '%s' "$out"
 }
 
 # parse_bytes SIZE — bytes from "4GB", "2000MB", "1.5GiB" or a plain count (binary units, as bot/config.ts).
