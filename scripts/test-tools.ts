@@ -101,6 +101,7 @@ export const TOOLS = {
   img2pdf: { packages: ["img2pdf"], for: "scans wrapped into PDFs at test time", find: bin("img2pdf") },
   tiff2pdf: { packages: ["libtiff-tools"], for: "CCITT G4 scans wrapped into PDFs at test time", find: bin("tiff2pdf") },
   opj_compress: { packages: ["libopenjp2-tools"], for: "JPEG 2000 scans made at test time", find: bin("opj_compress") },
+  strace: { packages: ["strace"], for: "a real install traced for secrets written to disk", find: bin("strace") },
 } as const satisfies Record<string, TestTool>;
 
 /** A tool name of {@link TOOLS}. */
