@@ -31,6 +31,8 @@ import type { StatusReporter } from "./status/reporter.ts";
 import { Engine } from "./worker/engine.ts";
 import { dataPaths, type DataPaths } from "./worker/paths.ts";
 import type { ProcessRunner } from "./worker/types.ts";
+import { createProcessorPool } from "./worker/processor-pool.ts";
+import type { ProcessorPool } from "../processors/pool/index.ts";
 
 /** Everything `createApp` built. */
 export interface App {
@@ -44,7 +46,9 @@ export interface App {
   readonly outbox: Outbox;
   /** When intake last heard from Telegram (metrics, readiness). */
   readonly activity: IntakeActivity;
-  /** Stop the engine, flush status messages, close the database. */
+  /** The warm processor children (processors/pool/), the only processing path; null when a runner was injected. */
+  readonly pool: ProcessorPool | null;
+  /** Stop the engine, flush status messages, stop the processor pool, close the database. */
   close(deadlineMs?: number): Promise<void>;
 }
 
@@ -52,17 +56,13 @@ export interface App {
 export interface AppOptions {
   readonly config: Config;
   readonly log: Logger;
+  /** Replaces the processor pool (tests); then `App.pool` is null. */
   readonly runner?: ProcessRunner;
   readonly now?: () => number;
   /** Build the status reporter (default: {@link OutboxStatusReporter}, edits through the outbox). */
   readonly statusReporter?: (api: Api, services: Pick<Services, "store" | "log">) => StatusReporter;
 }
 
-/** The processor runner of `processors/isolate.ts` (child process, timeout, memory cap). */
-export async function defaultRunner(): Promise<ProcessRunner> {
-  const mod = await import("../processors/isolate.ts");
-  return (input, options, limits) => mod.runIsolated(input, options, limits);
-}
 
 /** Build the application (nothing started; the database is open and migrated). */
 export async function createApp(opts: AppOptions): Promise<App> {
@@ -102,7 +102,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const status = opts.statusReporter?.(api, { store, log }) ?? new OutboxStatusReporter(outbox, outboxApi, store, log);
   const delivery = new Delivery(api, store, log, holds);
   const fetcher: Fetcher = config.mode === "local" ? localFetcher(api, config.localBotApiDir, log) : cloudFetcher(api, config.apiRoot, config.token);
-  const runner = opts.runner ?? (await defaultRunner());
+  const pool = opts.runner ? null : createProcessorPool(config, log);
+  const runner: ProcessRunner = opts.runner ?? ((input, options, limits) => pool!.process(input, options, limits));
 
   let engine!: Engine;
   const pending = new Set<Promise<unknown>>();
@@ -155,8 +156,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
     paths,
     outbox,
     activity,
+    pool,
     async close(deadlineMs = 20_000) {
       await engine.stop(deadlineMs);
+      await pool?.close();
       await Promise.race([Promise.allSettled([...pending]), Bun.sleep(deadlineMs)]);
       await status.close();
       db.close();

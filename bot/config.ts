@@ -108,6 +108,9 @@ const envSchema = z.object({
   DOWNLOAD_MIN_SPEED: bytes.prefault("256KB"),
   PROCESS_TIMEOUT: duration.prefault("120s"),
   PROCESS_MEMORY_MB: positiveInt.prefault("1024"),
+  PROCESS_RECYCLE_JOBS: positiveInt.prefault("500"),
+  PROCESS_RECYCLE_RSS_MB: positiveInt.prefault("512"),
+  PROCESS_IDLE_TIMEOUT: duration.prefault("10m"),
   MAX_INPUT_PIXELS: positiveInt.prefault("100000000"),
   MAX_OUTPUT_SIDE: positiveInt.prefault("2560"),
   MAX_PDF_PAGES: positiveInt.prefault("500"),
@@ -167,7 +170,7 @@ export interface Config {
   /** Smallest reservation per job (outputs such as previews have a size of their own), bytes. */
   readonly budgetMinReservation: number;
   readonly downloadConcurrency: number;
-  /** Processing pool size (default: available cores). */
+  /** Processing pool size: processing loops and warm processor children (default: available cores). */
   readonly processConcurrency: number;
   readonly maxAttempts: number;
   readonly leaseTtlMs: number;
@@ -184,6 +187,12 @@ export interface Config {
   readonly downloadMinSpeed: number;
   readonly processTimeoutMs: number;
   readonly processMemoryMb: number;
+  /** A warm processor child is replaced after this many jobs (processors/pool/policy.ts). */
+  readonly processRecycleJobs: number;
+  /** A warm child whose resident set after a job (after a full GC) stays above this is replaced, MB. */
+  readonly processRecycleRssMb: number;
+  /** A warm child with no job for this long exits (an idle bot gives the memory back), ms. */
+  readonly processIdleTimeoutMs: number;
   readonly maxInputPixels: number;
   readonly maxOutputSide: number;
   readonly maxPdfPages: number;
@@ -250,6 +259,11 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.BOT_API_MODE === "local" && new URL(e.BOT_API_ROOT).hostname === "api.telegram.org") {
     crossChecks.push("BOT_API_ROOT: must point at your local telegram-bot-api server in local mode (e.g. http://127.0.0.1:8081), not api.telegram.org");
   }
+  // A warm child is measured against the cap as a whole: one that stays above the cap after a job
+  // would fail the next file with too_much_memory.
+  if (e.PROCESS_RECYCLE_RSS_MB >= e.PROCESS_MEMORY_MB) {
+    crossChecks.push(`PROCESS_RECYCLE_RSS_MB: must be below PROCESS_MEMORY_MB (${e.PROCESS_MEMORY_MB}); about half of it leaves a job room`);
+  }
   if (crossChecks.length > 0) throw new ConfigError(crossChecks);
   return Object.freeze({
     token: e.BOT_TOKEN,
@@ -276,6 +290,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     downloadMinSpeed: e.DOWNLOAD_MIN_SPEED,
     processTimeoutMs: e.PROCESS_TIMEOUT,
     processMemoryMb: e.PROCESS_MEMORY_MB,
+    processRecycleJobs: e.PROCESS_RECYCLE_JOBS,
+    processRecycleRssMb: e.PROCESS_RECYCLE_RSS_MB,
+    processIdleTimeoutMs: e.PROCESS_IDLE_TIMEOUT,
     maxInputPixels: e.MAX_INPUT_PIXELS,
     maxOutputSide: e.MAX_OUTPUT_SIDE,
     maxPdfPages: e.MAX_PDF_PAGES,

@@ -21,7 +21,7 @@ import { startPolling } from "./intake/polling.ts";
 import { ALLOWED_UPDATES } from "./intake/allowed-updates.ts";
 import { GrammyError } from "grammy";
 import type { Logger } from "./log.ts";
-import { pdfSelfCheckInChild } from "../processors/isolate.ts";
+import type { ProcessorPool } from "../processors/pool/index.ts";
 import { EXIT_BAD_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_TOKEN_REFUSED } from "./ops/exit-codes.ts";
 import { operatorApi } from "./ops/operator-api.ts";
 import type { FatalFailure } from "./ops/outage.ts";
@@ -62,7 +62,7 @@ async function main(): Promise<number> {
     if (!me.ok) throw "fatal" in me ? refused(log, config, "getMe", me.fatal) : new StartupRefused();
     bot.botInfo = me.value;
     log.info({ bot: bot.botInfo.username, mode: config.mode, data_dir: config.dataDir, pid: process.pid }, "docket starting");
-    await selfCheckPdf(log);
+    await selfCheckPdf(app.pool!, log);
     // Intake: a webhook behind nginx when WEBHOOK_URL is set, else long polling (never both).
     if (config.webhook) {
       webhook = await startWebhook(bot, config.webhook, log, {
@@ -123,9 +123,13 @@ async function main(): Promise<number> {
   });
 }
 
-/** BR-11: find out now, not per job, whether pdf.js can load; PDFs then fail with pdf_engine_unavailable. */
-async function selfCheckPdf(log: Logger): Promise<void> {
-  const pdf = await pdfSelfCheckInChild();
+/**
+ * BR-11: find out now, not per job, whether pdf.js can load; PDFs then fail with pdf_engine_unavailable.
+ * It runs on a warm processor child (the bot process never loads pdf.js); then the rest of the pool warms up.
+ */
+async function selfCheckPdf(pool: ProcessorPool, log: Logger): Promise<void> {
+  const pdf = await pool.selfCheck();
+  pool.warm();
   if (pdf.ok) {
     log.info({ version: pdf.version, ms: pdf.ms, page_worker: pdf.pageWorker }, "pdf engine self-check passed");
     // In-process, a busy page blocks the budget timer: only PROCESS_TIMEOUT stops it.

@@ -4,12 +4,19 @@
 import type { ProcessorOptions, ProcessorResult } from "../../processors/types.ts";
 
 /**
- * Runs one processor attempt in an isolated child process with a wall-clock
- * timeout and a memory cap (processors/isolate.ts). Throws `ProcessingError`
- * with a reason code (`processing_timeout`, `processing_crashed`, content reasons).
+ * Runs one processing attempt (the bot's runner is the warm processor pool,
+ * processors/pool/: `ProcessorPool.process`) with a wall-clock timeout and a memory cap.
+ * Throws `ProcessingError` with a reason code (`processing_timeout`, `too_much_memory`,
+ * `processing_crashed`, `cancelled`, content reasons). `onProgress` gets `done` of `total`
+ * units and, for work with several steps, the step's name.
  */
 export type ProcessRunner = (
   inputPath: string,
   options: ProcessorOptions,
-  limits: { readonly timeoutMs: number; readonly memoryMb: number; readonly signal?: AbortSignal; readonly onProgress?: (done: number, total: number) => void },
+  limits: {
+    readonly timeoutMs: number;
+    readonly memoryMb: number;
+    readonly signal?: AbortSignal;
+    readonly onProgress?: (done: number, total: number, stage?: string) => void;
+  },
 ) => Promise<ProcessorResult>;

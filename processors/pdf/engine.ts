@@ -158,7 +158,7 @@ export async function pdfEngineSelfCheck(): Promise<PdfSelfCheck> {
     return { ok: false, missing: `pdf.js could not open the built-in PDF: ${(err as Error).message}` };
   } finally {
     await task.destroy();
-    worker.stop();
+    worker.release();
   }
   const decoders = await decodersSelfCheck(pdfjs);
   if (decoders) return { ok: false, missing: decoders };

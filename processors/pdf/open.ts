@@ -12,7 +12,7 @@ export interface OpenPdf {
   readonly pdfjs: PdfJs;
   readonly task: ReturnType<PdfJs["getDocument"]>;
   readonly doc: Awaited<ReturnType<PdfJs["getDocument"]>["promise"]>;
-  /** Where pdf.js parses this document's pages; `worker.stop()` ends a page over its budget. */
+  /** Where pdf.js parses this document's pages (the process's warm thread); `worker.stop()` ends a page over its budget. */
   readonly worker: PageWorker;
   /** Closes the file the document is read from (range mode); called by {@link closePdf}. */
   readonly release: () => Promise<void>;
@@ -27,7 +27,7 @@ export interface OpenPdf {
 export async function closePdf(pdf: OpenPdf): Promise<void> {
   if (!pdf.worker.stopped) await pdf.task.destroy();
   else if (pdf.worker.mode === "in-process") void pdf.task.destroy().catch(() => undefined);
-  pdf.worker.stop();
+  pdf.worker.release();
   await pdf.release();
 }
 
@@ -126,7 +126,7 @@ export async function openPdf(source: Uint8Array | string, limits: OpenPdfLimits
     return { pdfjs, task, doc: await task.promise, worker, release };
   } catch (err) {
     await task.destroy();
-    worker.stop();
+    worker.release();
     await release();
     if (err instanceof pdfjs.PasswordException || (err as Error)?.name === "PasswordException") {
       throw new ProcessingError("encrypted", {}, `pdf.js: ${(err as Error).message}`);

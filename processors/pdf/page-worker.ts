@@ -1,6 +1,7 @@
 /**
- * Where pdf.js's evaluator runs for one document: a Bun worker thread (pdfjs-thread.ts) when
- * it starts, else pdf.js's in-process "fake worker".
+ * Where pdf.js's evaluator runs: one Bun worker thread per process (pdfjs-thread.ts), kept warm
+ * and shared by the documents the process opens one after another, else pdf.js's in-process
+ * "fake worker".
  *
  * Why a thread: with the fake worker, pdf.js's parser yields only to the microtask queue
  * (LoopbackPort posts via `Promise.then`, and its 20 ms time slots resume via
@@ -9,9 +10,15 @@
  * race to the finished result. In a thread the budget timer runs on an idle thread, and
  * `Worker.terminate()` stops a page mid-parse (Bun interrupts running JS in the thread).
  *
+ * Why one warm thread (issue 12): starting a thread loads pdf.js's worker module again, about
+ * 60–80 ms per document on the development machine. The pool child (processors/pool/) runs one
+ * document at a time, so one thread serves them all: each document releases it when closed, and a
+ * page over its budget terminates it (the next document starts a fresh one). Documents opened
+ * concurrently in one process share the thread too; a budget stop of one then ends the others.
+ *
  * The fallback exists for `bun build` bundles, where the thread's entry file is not next to
  * the bundle (field case BR-11: bundled builds must still open PDFs); there budgets hold only
- * where pdf.js waits on the event loop, and runIsolated's wall clock is the guard.
+ * where pdf.js waits on the event loop, and the pool's wall clock is the guard.
  */
 import { fileURLToPath } from "node:url";
 import type { PdfJs } from "./engine.ts";
@@ -25,7 +32,7 @@ export type PdfWorkerHandle = InstanceType<PdfJs["PDFWorker"]>;
 
 /** The evaluator of one document; see the module comment. */
 export interface PageWorker {
-  /** `thread`: own worker thread, budgets preempt; `in-process`: fake worker (fallback). */
+  /** `thread`: a worker thread, budgets preempt; `in-process`: fake worker (fallback). */
   readonly mode: "thread" | "in-process";
   /** Pass as `getDocument({ worker })`; null in-process (pdf.js makes its fake worker). */
   readonly handle: PdfWorkerHandle | null;
@@ -34,18 +41,31 @@ export interface PageWorker {
    * side; warnings.ts), oldest first; the caller attributes them to the page it just worked on.
    */
   takeWarnings(): string[];
-  /** True once {@link PageWorker.stop} ran. */
+  /** True once {@link PageWorker.stop} ran (for this document or another one on the same thread). */
   readonly stopped: boolean;
   /** Resolves when the evaluator has ended: the thread's `close` event; in-process, at stop(). */
   readonly ended: Promise<void>;
   /**
-   * Stop all pdf.js work of the document now: terminates the thread (idempotent). The document
-   * must not be used afterwards (its requests would never be answered). In-process it only
-   * marks the worker stopped; the loading task's `destroy()` then ends the work at pdf.js's
-   * next time slot.
+   * Stop all pdf.js work now: terminates the thread (idempotent). The document must not be used
+   * afterwards (its requests would never be answered); the next document gets a new thread.
+   * In-process it only marks the worker stopped; the loading task's `destroy()` then ends the
+   * work at pdf.js's next time slot.
    */
   stop(): void;
+  /** The document is closed: the thread stays warm for the next one (nothing to do in-process). */
+  release(): void;
 }
+
+/** The process's warm thread. */
+interface SharedThread {
+  readonly thread: Worker;
+  readonly handle: PdfWorkerHandle;
+  readonly ended: Promise<void>;
+  dead: boolean;
+}
+
+let shared: SharedThread | null = null;
+let starting: Promise<SharedThread | null> | null = null;
 
 /** The thread entry as a file path, or null when it is not on disk (a bundle). */
 function threadEntry(): string | null {
@@ -84,24 +104,73 @@ async function startThread(entry: string): Promise<Worker | null> {
   return null;
 }
 
+/** The warm thread, started when there is none (or the last one was stopped); null when none can start. */
+function sharedThread(pdfjs: PdfJs): Promise<SharedThread | null> {
+  if (shared && !shared.dead) return Promise.resolve(shared);
+  starting ??= (async () => {
+    const entry = threadEntry();
+    const thread = entry && typeof Worker === "function" ? await startThread(entry) : null;
+    if (!thread) return null;
+    const ended = new Promise<void>((resolve) => thread.addEventListener("close", () => resolve(), { once: true }));
+    // pdf.js's own `ready` was consumed above; from a given port it assumes the far end is up.
+    // WARNINGS: the thread posts them to us (pdfjs-thread.ts) instead of printing.
+    const handle = new pdfjs.PDFWorker({ port: thread as never, verbosity: pdfjs.VerbosityLevel.WARNINGS });
+    const t: SharedThread = { thread, handle, ended, dead: false };
+    void ended.then(() => {
+      t.dead = true; // terminated, or the thread died on its own
+    });
+    shared = t;
+    return t;
+  })().finally(() => {
+    starting = null;
+  });
+  return starting;
+}
+
 /**
- * Give a document its evaluator: a fresh worker thread, or the in-process fake worker when no
- * thread can start (no entry file, or it fails to load pdf.js).
+ * Have the warm thread ready before the next document (the pool child calls it after a job, so a
+ * budget stop's fresh thread starts while the child is idle). Never throws.
+ */
+export async function warmPageWorker(pdfjs: PdfJs): Promise<"thread" | "in-process"> {
+  return (await sharedThread(pdfjs).catch(() => null)) ? "thread" : "in-process";
+}
+
+/**
+ * Run a full garbage collection in the warm thread (its heap is its own: the main thread's GC
+ * does not reach it). Resolves when done, or at once when there is no live thread.
+ */
+export async function collectPageWorker(): Promise<void> {
+  const t = shared;
+  if (!t || t.dead) return;
+  await new Promise<void>((resolve) => {
+    const onMessage = (ev: MessageEvent): void => {
+      if ((ev.data as { docket?: unknown } | null)?.docket !== "gc-done") return;
+      t.thread.removeEventListener("message", onMessage);
+      resolve();
+    };
+    t.thread.addEventListener("message", onMessage);
+    void t.ended.then(() => resolve());
+    t.thread.postMessage({ docket: "gc" });
+  });
+}
+
+/**
+ * Give a document its evaluator: the process's warm worker thread (started when needed), or the
+ * in-process fake worker when no thread can start (no entry file, or it fails to load pdf.js).
  * @param pdfjs the loaded pdf.js module (engine.ts `loadPdfJs`)
  */
 export async function startPageWorker(pdfjs: PdfJs): Promise<PageWorker> {
-  const entry = threadEntry();
-  const thread = entry && typeof Worker === "function" ? await startThread(entry) : null;
+  const t = await sharedThread(pdfjs);
   // The display side (and, in-process, the evaluator too) warns through this thread's console.
   let warnings: string[] = [];
   const sink: string[] = [];
-  const release = captureConsoleWarnings(sink);
+  const releaseConsole = captureConsoleWarnings(sink);
   const takeWarnings = (): string[] => {
     const out = [...warnings, ...sink.splice(0)];
     warnings = [];
     return out;
   };
-  if (!thread) {
+  if (!t) {
     let stopped = false;
     const { promise: ended, resolve } = Promise.withResolvers<void>();
     return {
@@ -114,33 +183,39 @@ export async function startPageWorker(pdfjs: PdfJs): Promise<PageWorker> {
       ended,
       stop() {
         stopped = true;
-        release();
+        releaseConsole();
+        resolve();
+      },
+      release() {
+        releaseConsole();
         resolve();
       },
     };
   }
-  thread.addEventListener("message", (ev: MessageEvent) => {
+  const onMessage = (ev: MessageEvent): void => {
     if (isThreadWarning(ev.data)) pushWarning(warnings, ev.data.docketWarning);
-  });
-  const ended = new Promise<void>((resolve) => thread.addEventListener("close", () => resolve(), { once: true }));
-  // pdf.js's own `ready` was consumed above; from a given port it assumes the far end is up.
-  // WARNINGS: the thread posts them to us (pdfjs-thread.ts) instead of printing.
-  const handle = new pdfjs.PDFWorker({ port: thread as never, verbosity: pdfjs.VerbosityLevel.WARNINGS });
-  let stopped = false;
+  };
+  t.thread.addEventListener("message", onMessage);
+  const detach = (): void => {
+    releaseConsole();
+    t.thread.removeEventListener("message", onMessage);
+  };
   return {
     mode: "thread",
-    handle,
+    handle: t.handle,
     takeWarnings,
     get stopped() {
-      return stopped;
+      return t.dead;
     },
-    ended,
+    ended: t.ended,
     stop() {
-      if (stopped) return;
-      stopped = true;
-      release();
-      thread.terminate();
-      handle.destroy();
+      detach();
+      if (t.dead) return;
+      t.dead = true;
+      if (shared === t) shared = null;
+      t.thread.terminate();
+      t.handle.destroy();
     },
+    release: detach,
   };
 }

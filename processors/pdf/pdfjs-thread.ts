@@ -9,6 +9,10 @@
  * pdf.js's warnings (`console.warn("Warning: …")`, e.g. an image it could not decode) are posted
  * to the parent as `{ docketWarning }` messages (warnings.ts) instead of printed: the parent
  * attributes them to the page it is working on.
+ *
+ * The thread is kept warm between documents (page-worker.ts), so it has its own garbage: the
+ * message `{ docket: "gc" }` runs a full collection of this thread's heap and answers
+ * `{ docket: "gc-done" }` (pdf.js's message handler ignores messages without its fields).
  */
 import { WorkerMessageHandler } from "pdfjs-dist/legacy/build/pdf.worker.mjs";
 import { warningText, type ThreadWarning } from "./warnings.ts";
@@ -21,3 +25,8 @@ console.warn = (...args: unknown[]) => {
 };
 
 (WorkerMessageHandler as { initializeFromPort(port: unknown): void }).initializeFromPort(self);
+self.addEventListener("message", (event: MessageEvent) => {
+  if ((event.data as { docket?: unknown } | null)?.docket !== "gc") return;
+  Bun.gc(true);
+  postMessage({ docket: "gc-done" });
+});

@@ -18,14 +18,16 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
-import { describe, expect, test } from "vitest";
-import { defaultRunner } from "../../bot/app.ts";
+import { afterAll, describe, expect, test } from "vitest";
+import { closeTestPool, poolRunner } from "../support/pool.ts";
 import type { ProcessRunner } from "../../bot/worker/types.ts";
 import { fillOps, makeApng, makePdf } from "../../scripts/samples/index.ts";
 import type { ChatMessage, ChatUser, SentUpdate } from "../emulator/index.ts";
 import { copyRunner } from "../support/copy-runner.ts";
 import { startStack, type Stack, type StackOptions } from "../support/stack.ts";
 import { checkLogs, withStack } from "../support/with-stack.ts";
+
+afterAll(closeTestPool);
 
 let seq = 0;
 /** Unique pseudo-random bytes (copyRunner jobs). */
@@ -379,7 +381,7 @@ describe.concurrent("hostile 2", () => {
     }, BOUND);
 
     test("/settings changed while a PDF job runs: that job keeps its variant; the same PDF again is a new 'pages' job (ZIP)", async ({ expect }) => {
-      const gate = heldRunner(await defaultRunner());
+      const gate = heldRunner(poolRunner());
       await withStack({ runner: gate.runner }, async (s) => {
         const u = s.em.user({ language_code: "en" });
         const doc = await pdf("settings", 2);

@@ -14,8 +14,8 @@
 import { existsSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
-import { describe, expect, test } from "vitest";
-import { defaultRunner } from "../../bot/app.ts";
+import { afterAll, describe, expect, test } from "vitest";
+import { closeTestPool, poolRunner } from "../support/pool.ts";
 import type { ProcessRunner } from "../../bot/worker/types.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
 import type { ChatMessage, ChatUser, SentUpdate } from "../emulator/index.ts";
@@ -23,6 +23,8 @@ import { copyRunner } from "../support/copy-runner.ts";
 import { sparseFile } from "../support/files.ts";
 import type { Stack } from "../support/stack.ts";
 import { withStack } from "../support/with-stack.ts";
+
+afterAll(closeTestPool);
 
 let seq = 0;
 /** A small, unique one-page PDF. */
@@ -243,7 +245,7 @@ describe.concurrent("floods and duplicates", () => {
     // Processing (the real processors) waits until all five messages are answered, so every copy meets the
     // job in flight. Without the gate a loaded machine could finish the job before the 5th copy is handled,
     // and that copy would rightly get the stored result again (a second result set).
-    const gate = heldRunner(await defaultRunner());
+    const gate = heldRunner(poolRunner());
     await withStack({ runner: gate.runner }, async (s) => {
       const u = s.em.user({ language_code: "en" });
       const data = await pdf("five");

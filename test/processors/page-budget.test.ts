@@ -1,7 +1,7 @@
 /**
  * The per-page budget (PDF_PAGE_BUDGET → `pdfPageBudgetMs`, processors/budget.ts) on real PDFs
  * with one page that is expensive for pdf.js (scripts/samples/heavy-page.ts), through the
- * child process the worker uses (runIsolated) and in-process.
+ * warm pool child the worker uses (processors/pool/) and in-process.
  *
  * Deterministic without timing assertions: the heavy pages cost seconds of pdf.js work
  * (3,000,000 `Tj` operators to extract; 10,000 full-page fills to draw), the light pages
@@ -12,8 +12,9 @@
 import { readFileSync, readdirSync } from "node:fs";
 import { unzipSync } from "fflate";
 import sharp from "sharp";
-import { afterEach, beforeAll, describe, expect, test } from "vitest";
-import { runIsolated } from "../../processors/isolate.ts";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import type { ProcessorOptions } from "../../processors/types.ts";
+import type { JobLimits } from "../../processors/pool/index.ts";
 import { closePdf, openPdf } from "../../processors/pdf/open.ts";
 import { processPdf } from "../../processors/pdf/process-pdf.ts";
 import { renderPageJpeg } from "../../processors/pdf/render.ts";
@@ -21,6 +22,7 @@ import { extractText } from "../../processors/pdf/text.ts";
 import { fillOps, makePdf, textShowOps } from "../../scripts/samples/index.ts";
 import { testOptions } from "./support/fixtures.ts";
 import { cleanupWorkDirs, refused, writeInput } from "./support/run.ts";
+import { closeTestPool, testPool } from "../support/pool.ts";
 
 /** Budget the heavy pages are far over and the light pages far under, ms. */
 const TIGHT_MS = 1000;
@@ -48,27 +50,37 @@ beforeAll(() => {
 });
 
 afterEach(cleanupWorkDirs);
+afterAll(closeTestPool);
 
-/** Pids of live processes whose command line mentions `needle` (the child carries its workDir in argv). */
-function processesMentioning(needle: string): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      if (readFileSync(`/proc/${entry}/cmdline`, "latin1").includes(needle)) pids.push(Number(entry));
-    } catch {
-      // gone between readdir and read
-    }
-  }
-  return pids;
+/** One job on the test pool (the pipeline's path). */
+const viaPool = (path: string, options: ProcessorOptions, limits: Omit<JobLimits, "onProgress"> & { onProgress?: (done: number, total: number) => void }) =>
+  testPool().process(path, options, limits);
+
+/**
+ * A page over its budget is stopped inside the child (its pdf.js thread is terminated), never by
+ * killing it: the pool still has every child it had, none was replaced, and the next job works.
+ */
+async function sameChildrenStillWork(before: number[], dir: string): Promise<void> {
+  const { path } = writeInput(makePdf({ pages: [["After the budget"]] }));
+  expect((await viaPool(path, testOptions(dir, "after.pdf"), LIMITS)).facts.pages).toBe(1);
+  expect(testPool().snapshot().map((c) => c.pid).sort()).toEqual(before);
 }
 
-describe("page budget through the processor child (runIsolated)", () => {
-  test("text: the heavy page 3 over a tight budget → processing_timeout {page: 3}, light pages passed, child gone", async () => {
+/** Pids of the test pool's children, warm (both started and idle). */
+async function warmPids(): Promise<number[]> {
+  const pool = testPool();
+  pool.warm();
+  await expect.poll(() => pool.snapshot().filter((c) => c.state === "idle").length, { timeout: 60_000 }).toBe(pool.settings.size);
+  return pool.snapshot().map((c) => c.pid).sort();
+}
+
+describe("page budget through the processor pool", () => {
+  test("text: the heavy page 3 over a tight budget → processing_timeout {page: 3}, light pages passed, the same children work on", async () => {
     const { dir, path } = writeInput(textHeavy);
+    const before = await warmPids();
     const progress: [number, number][] = [];
     const err = await refused(
-      runIsolated(path, testOptions(dir, "heavy.pdf", { pdfPageBudgetMs: TIGHT_MS }), { ...LIMITS, onProgress: (d, t) => progress.push([d, t]) }),
+      viaPool(path, testOptions(dir, "heavy.pdf", { pdfPageBudgetMs: TIGHT_MS }), { ...LIMITS, onProgress: (d, t) => progress.push([d, t]) }),
     );
     expect(err.reason).toBe("processing_timeout");
     expect(err.params).toEqual({ seconds: 1, page: 3 });
@@ -76,31 +88,31 @@ describe("page budget through the processor child (runIsolated)", () => {
     // Pages 1 and 2 finished inside the same budget (progress is reported after a page is done).
     expect(progress[0]).toEqual([1, 3]);
     expect(progress.every(([done]) => done <= 2)).toBe(true);
-    expect(processesMentioning(dir)).toEqual([]);
-    expect(readdirSync(dir).sort()).toEqual(["source.bin"]); // no .txt, no result file left
+    expect(readdirSync(dir).sort()).toEqual(["source.bin"]); // no .txt left
+    await sameChildrenStillWork(before, dir);
   }, 90_000);
 
   test("text: the same file with a generous budget → every character of the heavy page extracted", async () => {
     const { dir, path } = writeInput(textHeavy);
-    const { facts, outputs } = await runIsolated(path, testOptions(dir, "heavy.pdf", { pdfPageBudgetMs: GENEROUS_MS }), LIMITS);
+    const { facts, outputs } = await viaPool(path, testOptions(dir, "heavy.pdf", { pdfPageBudgetMs: GENEROUS_MS }), LIMITS);
     expect(facts.pages).toBe(3);
     expect(facts.textChars).toBe(LINE_CHARS + 2 * TEXT_OPS); // `w0` … `w9`: two characters per Tj
     const txt = readFileSync(outputs.find((o) => o.fileName === "heavy.txt")!.path, "utf8");
     expect(txt.startsWith("--- page 1 of 3 ---\nLight page one\n")).toBe(true);
     expect(txt).toContain("--- page 3 of 3 ---\nHeavy page three");
     expect(facts.previewWidth).toBeGreaterThan(0);
-    expect(processesMentioning(dir)).toEqual([]);
   }, 90_000);
 
   test("render (`pages`): the heavy page 3 over a tight budget → processing_timeout {page: 3}; generous → all pages drawn", async () => {
     const { dir, path } = writeInput(renderHeavy);
-    const err = await refused(runIsolated(path, testOptions(dir, "fills.pdf", { action: "pages", pdfPageBudgetMs: TIGHT_MS }), LIMITS));
+    const before = await warmPids();
+    const err = await refused(viaPool(path, testOptions(dir, "fills.pdf", { action: "pages", pdfPageBudgetMs: TIGHT_MS }), LIMITS));
     expect(err.reason).toBe("processing_timeout");
     expect(err.params).toEqual({ seconds: 1, page: 3 });
     expect(err.message).toBe(`render of page 3 took over ${TIGHT_MS} ms`); // text extraction of page 3 passed
-    expect(processesMentioning(dir)).toEqual([]);
+    await sameChildrenStillWork(before, dir);
 
-    const ok = await runIsolated(path, testOptions(dir, "fills.pdf", { action: "pages", pdfPageBudgetMs: GENEROUS_MS }), LIMITS);
+    const ok = await viaPool(path, testOptions(dir, "fills.pdf", { action: "pages", pdfPageBudgetMs: GENEROUS_MS }), LIMITS);
     expect(ok.facts.renderedPages).toBe(3);
     const entries = unzipSync(readFileSync(ok.outputs[0]!.path));
     expect(Object.keys(entries)).toEqual(["page-1.jpg", "page-2.jpg", "page-3.jpg"]);

@@ -6,16 +6,17 @@
  */
 import { readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
-import { afterEach, describe, expect, test } from "vitest";
-import { runIsolated } from "../../processors/isolate.ts";
+import { afterAll, afterEach, describe, expect, test } from "vitest";
 import { processFile } from "../../processors/process-file.ts";
 import { isRetryableProcessingFailure } from "../../processors/retry-policy.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { makeBrokenTreePdf, makeFlateBombPdf, writeSparsePdf } from "../../scripts/samples/index.ts";
 import { testOptions } from "./support/fixtures.ts";
 import { cleanupWorkDirs, refused, workDir, writeInput } from "./support/run.ts";
+import { closeTestPool, testPool } from "../support/pool.ts";
 
 afterEach(cleanupWorkDirs);
+afterAll(closeTestPool);
 
 describe("gap 1: a page tree that breaks after the open", () => {
   test.each(["missing-kid", "kids-loop"] as const)("%s → corrupt {ext pdf, label, size none}, not a crash", async (kind) => {
@@ -35,7 +36,7 @@ describe("gap 2: a valid PDF far bigger than the memory cap's share", () => {
     try {
       const size = await writeSparsePdf(path, 600 * 2 ** 20);
       expect(size).toBeGreaterThan(600 * 2 ** 20);
-      const r = await runIsolated(path, testOptions(dir, "big.pdf"), { timeoutMs: 60_000, memoryMb: 1024 });
+      const r = await testPool().process(path, testOptions(dir, "big.pdf"), { timeoutMs: 60_000, memoryMb: 1024 });
       expect(r.facts.pages).toBe(1);
       const txt = r.outputs.find((o) => o.mime.startsWith("text/plain"));
       expect(readFileSync(txt!.path, "utf8")).toContain("Big file");
@@ -48,7 +49,7 @@ describe("gap 2: a valid PDF far bigger than the memory cap's share", () => {
 describe("gap 4: bombs are final, and pdf.js's image size is limited", () => {
   test("content stream inflating to 600 MB under a 400 MB cap → too_much_memory {limit_mb}, not retried", async () => {
     const { dir, path } = writeInput(makeFlateBombPdf("content", 600e6));
-    const err = await refused(runIsolated(path, testOptions(dir, "bomb.pdf"), { timeoutMs: 60_000, memoryMb: 400 }));
+    const err = await refused(testPool().process(path, testOptions(dir, "bomb.pdf"), { timeoutMs: 60_000, memoryMb: 400 }));
     expect(err.reason).toBe("too_much_memory");
     expect(err.params).toEqual({ limit_mb: 400 });
     expect(isRetryableProcessingFailure(err, 1)).toBe(false);
@@ -56,7 +57,7 @@ describe("gap 4: bombs are final, and pdf.js's image size is limited", () => {
 
   test("a 12000×12000 RGB image XObject (432 MB raw) over maxInputPixels is not decoded → ready under 400 MB", async () => {
     const { dir, path } = writeInput(makeFlateBombPdf("image", 432e6));
-    const r = await runIsolated(path, testOptions(dir, "scan.pdf"), { timeoutMs: 60_000, memoryMb: 400 });
+    const r = await testPool().process(path, testOptions(dir, "scan.pdf"), { timeoutMs: 60_000, memoryMb: 400 });
     expect(r.facts.pages).toBe(1);
     expect(r.outputs.some((o) => o.mime === "image/jpeg")).toBe(true);
   }, 60_000);

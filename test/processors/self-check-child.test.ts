@@ -1,16 +1,19 @@
-/** BR-11 at start-up: the pdf.js self-check runs in a child process and reports the installed version. */
+/** BR-11 at start-up: the pdf.js self-check runs on a warm pool child and reports the installed version. */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { expect, test } from "vitest";
-import { pdfSelfCheckInChild } from "../../processors/isolate.ts";
+import { afterAll, expect, test } from "vitest";
+import { closeTestPool, testPool } from "../support/pool.ts";
 
-test("pdfSelfCheckInChild: ok with the installed pdf.js version", async () => {
+afterAll(closeTestPool);
+
+test("pool selfCheck: ok with the installed pdf.js version, on its worker thread", async () => {
   const version = JSON.parse(readFileSync(resolve(import.meta.dirname, "../../node_modules/pdfjs-dist/package.json"), "utf8")).version;
-  expect(await pdfSelfCheckInChild()).toMatchObject({ ok: true, version, pageWorker: "thread" });
+  expect(await testPool().selfCheck()).toMatchObject({ ok: true, version, pageWorker: "thread" });
 });
 
-test("pdfSelfCheckInChild: a child that cannot answer in time is a failure naming why", async () => {
-  const r = await pdfSelfCheckInChild(1);
+test("pool selfCheck: a child that cannot answer in time is a failure naming why, and the pool works on", async () => {
+  const r = await testPool().selfCheck(1);
   expect(r.ok).toBe(false);
-  expect(r.ok ? "" : r.missing).toMatch(/^self-check child gave no answer/);
+  expect(r.ok ? "" : r.missing).toBe("the pdf.js self-check in a processor child failed: processor child killed after 1 ms");
+  expect((await testPool().selfCheck()).ok).toBe(true);
 });

@@ -62,4 +62,12 @@ describe("loadConfig", () => {
     }
     expect(loadConfig({ BOT_TOKEN: TOKEN, BOT_API_MODE: "local", BOT_API_ROOT: "http://127.0.0.1:8081" }).mode).toBe("local");
   });
+  test("the processor pool: the recycle threshold must be below the memory cap; defaults 500 jobs, 512 MB, 10 min", () => {
+    expect(() => loadConfig({ BOT_TOKEN: TOKEN, PROCESS_MEMORY_MB: "512" })).toThrow(
+      "PROCESS_RECYCLE_RSS_MB: must be below PROCESS_MEMORY_MB (512); about half of it leaves a job room",
+    );
+    const c = loadConfig({ BOT_TOKEN: TOKEN });
+    expect([c.processRecycleJobs, c.processRecycleRssMb, c.processIdleTimeoutMs]).toEqual([500, 512, 600_000]);
+    expect(loadConfig({ BOT_TOKEN: TOKEN, PROCESS_MEMORY_MB: "512", PROCESS_RECYCLE_RSS_MB: "256", PROCESS_IDLE_TIMEOUT: "30s" }).processIdleTimeoutMs).toBe(30_000);
+  });
 });
