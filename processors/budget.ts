@@ -1,6 +1,6 @@
 /**
  * Time budget for one step inside a processor (e.g. one PDF page), ms.
- * The whole attempt is also bounded from outside by runIsolated's wall clock.
+ * The whole attempt is also bounded from outside by the pool's wall clock.
  */
 import { ProcessingError } from "./types.ts";
 

@@ -18,7 +18,7 @@ export const TIMEOUT_TRIES = 2;
  * - `processing_timeout` naming a `page` (a page over its budget): never; the wall clock
  *   (no `page`): only while `attempts < TIMEOUT_TRIES`, i.e. retried at most once;
  * - every other reason (content, limits, encryption): never.
- * @param err the processor's refusal (processors/isolate.ts `runIsolated`)
+ * @param err the processor's refusal (processors/pool/pool.ts `ProcessorPool.run`)
  * @param attempts tries made so far, this one included (the job's `attempts` after the claim)
  */
 export function isRetryableProcessingFailure(err: ProcessingError, attempts: number): boolean {

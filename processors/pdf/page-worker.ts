@@ -112,6 +112,9 @@ function sharedThread(pdfjs: PdfJs): Promise<SharedThread | null> {
     const thread = entry && typeof Worker === "function" ? await startThread(entry) : null;
     if (!thread) return null;
     const ended = new Promise<void>((resolve) => thread.addEventListener("close", () => resolve(), { once: true }));
+    // A warm thread must not keep its process alive once the process has nothing else to do (a
+    // script that opened a PDF exits; the pool child stays alive through its IPC channel).
+    (thread as Worker & { unref(): void }).unref();
     // pdf.js's own `ready` was consumed above; from a given port it assumes the far end is up.
     // WARNINGS: the thread posts them to us (pdfjs-thread.ts) instead of printing.
     const handle = new pdfjs.PDFWorker({ port: thread as never, verbosity: pdfjs.VerbosityLevel.WARNINGS });
