@@ -1,7 +1,7 @@
 /**
  * `processFile`: detect by content → refuse what no processor handles → dispatch by
- * kind → add the common facts (type, label, mismatch). Runs inside the isolated child
- * (processors/child.ts); callable in-process for tests and tools.
+ * kind → add the common facts (type, label, mismatch). Runs inside a warm pool child
+ * (processors/pool/jobs.ts, job `process`); callable in-process for tests and tools.
  */
 import { stat } from "node:fs/promises";
 import { detectFile } from "./detect.ts";

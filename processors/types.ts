@@ -44,7 +44,7 @@ export interface ProcessorOptions {
   readonly pdfPageBudgetMs: number;
   /**
    * Progress callback: `done` of `total` units (PDF pages). Not serialized to the child;
-   * the child reports progress to the parent on stdout (processors/child.ts).
+   * the pool child sends progress to the parent over IPC (processors/pool/jobs.ts).
    */
   readonly onProgress?: (done: number, total: number) => void;
 }
