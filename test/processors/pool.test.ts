@@ -210,7 +210,8 @@ describe("isolation limits: each enforced by killing the child, the next job on 
       readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, "utf8").split(" ").filter(Boolean).map(Number));
     await expect.poll(grandchildren).toHaveLength(1);
     const [sleeper] = grandchildren();
-    expect(readFileSync(`/proc/${sleeper}/cmdline`, "latin1")).toBe("sleep\u0000600\u0000");
+    // Between fork and exec the new process still shows the child's own command line.
+    await expect.poll(() => readFileSync(`/proc/${sleeper}/cmdline`, "latin1")).toBe("sleep\u0000600\u0000");
     expect((await job).reason).toBe("processing_timeout");
     expect(alive(pid)).toBe(false);
     await expect.poll(() => alive(sleeper!)).toBe(false);
