@@ -4,6 +4,9 @@ import { defineConfig } from "vitest/config";
 export default defineConfig({
   test: {
     include: ["test/**/*.test.ts", "bot/**/*.test.ts", "processors/**/*.test.ts"],
+    // A checkout root an unprivileged user can read, for the suites that run as one (a private
+    // clone dir is bind-mounted): test/support/unprivileged.ts.
+    globalSetup: ["test/support/global-setup.ts"],
     testTimeout: 60_000,
     hookTimeout: 60_000,
     // expect.poll waits for effects that follow a commit (files removed, counters, messages). Its 1 s

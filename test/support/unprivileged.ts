@@ -6,7 +6,7 @@
  * entered by another user, so a process dropped to `nobody` there cannot even read the code it
  * should run. {@link reachableRepoRoot} then bind-mounts the checkout at a world-traversable path
  * under /tmp (root only; unmounted when the test process exits) instead of loosening the modes of
- * the user's own directories.
+ * the user's own directories. The mount is made once per vitest run by the global setup.
  */
 import { mkdtempSync, rmdirSync, chmodSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
@@ -30,34 +30,45 @@ export function canRead(path: string, uid: number = NOBODY, gid: number = uid): 
   return Bun.spawnSync([...asUser(uid, gid), "test", "-r", path], { stdout: "ignore", stderr: "ignore" }).exitCode === 0;
 }
 
-let mounted: string | null | undefined;
+/** The env var through which vitest's global setup hands the reachable root to the test workers. */
+export const REACHABLE_ROOT_ENV = "DOCKET_TEST_REACHABLE_ROOT";
 
 /**
- * A path through which an unprivileged user reads this checkout: the checkout itself when it is
- * reachable, else a bind mount of it at `/tmp/docket-repo-*` (made once per process, removed at
- * exit). Null when neither works (not root, or mounts are not allowed); callers skip then, saying so.
+ * Find or make a root an unprivileged user can read: the checkout itself when reachable, else a
+ * bind mount of it at `/tmp/docket-repo-*`. Called once per run by vitest's global setup
+ * (test/support/global-setup.ts), which unmounts it at teardown.
+ * @returns the root, the mount to remove afterwards (or null), or root null when neither works
  */
-export function reachableRepoRoot(): string | null {
-  if (canRead(join(repoRoot, "package.json"))) return repoRoot;
-  if (mounted !== undefined) return mounted;
-  mounted = null;
-  if (process.getuid?.() !== 0) return null;
+export function makeReachableRoot(): { root: string | null; mount: string | null } {
+  if (canRead(join(repoRoot, "package.json"))) return { root: repoRoot, mount: null };
+  if (process.getuid?.() !== 0) return { root: null, mount: null };
   const dir = mkdtempSync("/tmp/docket-repo-");
   chmodSync(dir, 0o755);
-  if (Bun.spawnSync(["mount", "--bind", repoRoot, dir], { stdout: "ignore", stderr: "pipe" }).exitCode !== 0) {
+  if (Bun.spawnSync(["mount", "--bind", repoRoot, dir], { stdout: "ignore", stderr: "ignore" }).exitCode !== 0) {
     rmdirSync(dir);
-    return null;
+    return { root: null, mount: null };
   }
-  process.on("exit", () => {
-    Bun.spawnSync(["umount", "-l", dir]);
-    try {
-      rmdirSync(dir);
-    } catch {
-      // still busy: the lazy unmount finishes when the last user leaves; an empty dir in /tmp stays
-    }
-  });
-  mounted = dir;
-  return dir;
+  return { root: dir, mount: dir };
+}
+
+/** Remove a mount made by {@link makeReachableRoot}. */
+export function removeReachableRoot(mount: string): void {
+  Bun.spawnSync(["umount", "-l", mount]);
+  try {
+    rmdirSync(mount);
+  } catch {
+    // still busy: the lazy unmount ends when its last user leaves; an empty dir in /tmp stays
+  }
+}
+
+/**
+ * A path through which an unprivileged user reads this checkout (see {@link makeReachableRoot}),
+ * or null when there is none (not root, or mounts are not allowed): callers skip then, saying so.
+ */
+export function reachableRepoRoot(): string | null {
+  const handed = process.env[REACHABLE_ROOT_ENV];
+  if (handed !== undefined) return handed === "" ? null : handed;
+  return canRead(join(repoRoot, "package.json")) ? repoRoot : null;
 }
 
 /**
