@@ -10,7 +10,6 @@ import type { Config } from "./config.ts";
 import { openDb, type OpenDb } from "./db/open.ts";
 import { Delivery } from "./deliver/delivery.ts";
 import { OUTBOX_CLOSE_MS } from "./shutdown.ts";
-import { ChatHolds } from "./deliver/chat-holds.ts";
 import { cloudFetcher } from "./fetch/cloud.ts";
 import { localFetcher } from "./fetch/local.ts";
 import type { Fetcher } from "./fetch/types.ts";
@@ -26,7 +25,7 @@ import type { Services } from "./services.ts";
 import { createMetrics } from "./ops/metrics.ts";
 import { IntakeActivity } from "./ops/activity.ts";
 import { OutboxStatusReporter } from "./status/outbox-reporter.ts";
-import { Outbox } from "./outbox/index.ts";
+import { chatHoldsTransformer, Outbox } from "./outbox/index.ts";
 import type { StatusReporter } from "./status/reporter.ts";
 import { Engine } from "./worker/engine.ts";
 import { dataPaths, type DataPaths } from "./worker/paths.ts";
@@ -75,32 +74,32 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const bot = new Bot<DocketContext>(config.token, { client: { apiRoot: config.apiRoot, timeoutSeconds: 600 } });
   const activity = new IntakeActivity(now);
   bot.api.config.use(activity.transformer()); // innermost: a getUpdates Telegram answered ok
-  // Plain API calls are retried on 429 / 5xx / network errors by a well-kept plugin;
-  // chat holds are the outbox's job (it knows the chat, auto-retry does not).
   const metrics = createMetrics(store, config.downloadBudget);
-  // Every 429 answer, whoever made the call, starts or extends a chat hold; a new hold is counted once.
-  const holds = new ChatHolds(Date.now, () => metrics.chatHolds.inc());
-  bot.api.config.use(holds.transformer()); // inner: sees every raw 429, also those auto-retry retries
-  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
-  const api = bot.api;
-  // The outbox's own client: exactly one HTTP call per action (seed 002), so it sees every 429
-  // itself (ChatHold → holds + metric) and collapses stale edits; auto-retry would hide both.
-  const outboxApi = new Api(config.token, { apiRoot: config.apiRoot });
-  outboxApi.config.use(holds.transformer());
 
-  // Every chat message of a job goes through the outbox: per-chat and bot-wide pacing, 429 holds.
+  // Every chat-bound call goes through the outbox (contract 7): messages, edits, uploads, albums,
+  // keyboard edits and deletes of a chat share one pace and one 429 hold, and the bot shares one
+  // bot-wide cap. A new hold is counted once.
   const outbox = new Outbox({
     logger: log,
     options: { shutdownTimeoutMs: OUTBOX_CLOSE_MS },
     events: (e) => {
       if (e.type === "ChatHold") {
-        holds.note(e.chatId, Date.now() + e.retryAfterMs);
+        if (e.fresh) metrics.chatHolds.inc();
         log.warn({ chat_id: e.chatId, retry_after_ms: e.retryAfterMs }, "chat hold after 429");
       } else log.warn({ chat_id: e.chatId, event: e.type, reason: e.reason }, "outbox delivery problem");
     },
   });
+  // The outbox's own client: exactly one HTTP call per action (seed 002), so it sees every 429
+  // itself (ChatHold) and collapses stale edits; auto-retry would hide both.
+  const outboxApi = new Api(config.token, { apiRoot: config.apiRoot });
+  // Plain API calls (getFile, answerCallbackQuery, …) are retried on 429 / 5xx / network errors by a
+  // well-kept plugin. A 429 one of them meets for a chat holds that chat in the outbox too.
+  bot.api.config.use(chatHoldsTransformer(outbox, bot.api)); // inner: sees every raw 429, also those auto-retry retries
+  bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
+  const api = bot.api;
+
   const status = opts.statusReporter?.(api, { store, log }) ?? new OutboxStatusReporter(outbox, outboxApi, store, log);
-  const delivery = new Delivery(api, store, log, holds);
+  const delivery = new Delivery(outbox, outboxApi, store, log);
   const fetcher: Fetcher = config.mode === "local" ? localFetcher(api, config.localBotApiDir, log) : cloudFetcher(api, config.apiRoot, config.token);
   const pool = opts.runner ? null : createProcessorPool(config, log);
   const runner: ProcessRunner = opts.runner ?? ((input, options, limits) => pool!.process(input, options, limits));
@@ -130,6 +129,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     metrics,
     now,
     reply,
+    post: (chatId, request, o) => outbox.post(outboxApi, chatId, request, o),
     background,
     wake: () => engine.wake(),
     cancel: (id) => engine.cancel(id),
@@ -141,7 +141,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // One update at a time per chat, so a chat's messages are handled in order.
   bot.use(sequentialize((ctx) => ctx.chat?.id.toString()));
   bot.use(i18n);
-  bot.use(accessControl(config, services.reply));
+  bot.use(accessControl(config, services));
   bot.use(fileIntake(services));
   bot.use(settings(services));
   bot.use(commands(services, (job) => janitor.erase(job)));

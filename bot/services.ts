@@ -8,6 +8,7 @@ import type { StatusReporter } from "./status/reporter.ts";
 import type { JobStore } from "./jobs/store.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./ops/metrics.ts";
+import type { PostOptions, PostRequest, PostResult } from "./outbox/index.ts";
 
 /** Everything a handler or worker needs; no globals. */
 export interface Services {
@@ -27,6 +28,11 @@ export interface Services {
    * stay short: polling confirms a batch only after its handlers return). Resolves once delivered.
    */
   reply(chatId: number, text: string, opts?: { readonly replyTo?: number; readonly replyMarkup?: unknown }): Promise<void>;
+  /**
+   * One chat-bound call that is not a text message (a keyboard edit, an upload) through the outbox:
+   * the chat's pace, its 429 hold and the bot-wide cap (contract 7). Resolves with the Bot API result.
+   */
+  post<R extends PostRequest>(chatId: number, request: R, opts?: PostOptions): Promise<PostResult<R>>;
   /** Run `task` in the background, logging its failure; shutdown waits for it (bounded). */
   background(task: () => Promise<unknown>, what: string): void;
   /** Wake the worker pools (a job was accepted or released). */

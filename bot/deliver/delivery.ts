@@ -4,54 +4,54 @@
  * never sends the same result twice on resume); re-delivery sends the stored
  * `file_id`s — no download, no processing (seed 000: "повторная выдача стоит одного
  * обращения к базе и одного сообщения").
+ *
+ * Every upload is an outbox post (contract 7): the chat's one pacing, its 429 hold and the
+ * bot-wide cap cover uploads with the chat's messages (issue 11 item 1). A 429 holds the chat and
+ * the same document goes again after it (field case BR-06: never an attempt).
  */
-import { GrammyError, InputFile, type Api } from "grammy";
+import { InputFile, type Api } from "grammy";
 import type { Message } from "grammy/types";
 import type { FileJob, JobResult } from "../db/schema.ts";
 import type { Locale } from "../i18n/index.ts";
 import { t } from "../i18n/index.ts";
 import type { JobStore } from "../jobs/store.ts";
 import type { Logger } from "../log.ts";
-import type { ChatHolds } from "./chat-holds.ts";
+import type { DocumentInput, Outbox } from "../outbox/index.ts";
 
-/**
- * Spacing between two uploads to one chat, ms: Telegram's FAQ allows about one message a second
- * per chat and 20 a minute in a group (botapi-facts §3). Uploads to a chat also go one at a time,
- * so when a 429 hold ends, the waiting results do not all hit the chat at once.
- */
-export function uploadSpacingMs(chatId: number): number {
-  return chatId < 0 ? 3000 : 1000;
+/** Fixed part of an upload call's bound, ms (connecting, Telegram storing the file). */
+const UPLOAD_BASE_MS = 60_000;
+/** Slowest upload speed still waited for, bytes/s: the bound grows with the file (50 MB: ≈ 4 min). */
+const UPLOAD_MIN_SPEED = 256 * 1024;
+
+/** Bound of one upload call of `bytes`, ms: {@link UPLOAD_BASE_MS} plus the time at {@link UPLOAD_MIN_SPEED}. */
+export function uploadTimeoutMs(bytes: number): number {
+  return Math.round(UPLOAD_BASE_MS + (Math.max(0, bytes) / UPLOAD_MIN_SPEED) * 1000);
 }
 
 /** Sends result documents. */
 export class Delivery {
-  /** The last upload of each chat in turn: uploads to one chat run one after another. */
-  private readonly turns = new Map<number, Promise<void>>();
-  /** When each chat last got an upload (epoch ms; bounded, oldest dropped). */
-  private readonly lastUpload = new Map<number, number>();
-
   /**
-   * @param api grammY Api (auto-retry installed: short 429s and 5xx are retried per request)
+   * @param outbox the chat-bound call path (pacing, holds, bot-wide cap)
+   * @param api the outbox's Api: no auto-retry, so the outbox sees every 429 itself (seed 002: one call per action)
    * @param store job store (result rows and their file_ids)
-   * @param holds chat holds after 429s: no upload goes to a held chat (BR-06)
    */
   constructor(
+    private readonly outbox: Outbox,
     private readonly api: Api,
     private readonly store: JobStore,
     private readonly log: Logger,
-    private readonly holds: ChatHolds,
   ) {}
 
   /**
    * Upload every result of `job` not yet sent; records each `file_id` as soon as
    * Telegram returns it.
-   * @throws GrammyError/HttpError from sendDocument other than 429 (the caller classifies)
+   * @throws GrammyError/HttpError the upload finally failed with (the caller classifies); `signal`'s reason
    */
   async sendResults(job: FileJob, locale: Locale, signal?: AbortSignal): Promise<void> {
     const results = await this.store.results(job.id);
     for (const r of results) {
       if (r.telegramFileId) continue;
-      const msg = await this.sendDocument(job, new InputFile(r.path, r.fileName), {
+      const msg = await this.sendDocument(job, new InputFile(r.path, r.fileName), r.size, {
         caption: t(locale, "result-caption", { id: String(job.id), name: r.fileName }),
         reply_parameters: { message_id: job.messageId, allow_sending_without_reply: true },
       }, signal);
@@ -64,10 +64,10 @@ export class Delivery {
   /**
    * Send one stored result again by its `file_id` (no upload). Returns the `file_id` of the
    * document Telegram sent.
-   * @throws GrammyError from sendDocument other than 429 (400 when the `file_id` is no longer valid)
+   * @throws GrammyError from sendDocument (400 when the `file_id` is no longer valid)
    */
   async sendStored(job: FileJob, result: Pick<JobResult, "telegramFileId" | "fileName">, locale: Locale, signal?: AbortSignal): Promise<string> {
-    const msg = await this.sendDocument(job, result.telegramFileId!, { caption: t(locale, "result-caption", { id: String(job.id), name: result.fileName }) }, signal);
+    const msg = await this.sendDocument(job, result.telegramFileId!, 0, { caption: t(locale, "result-caption", { id: String(job.id), name: result.fileName }) }, signal);
     return msg.document?.file_id ?? result.telegramFileId!;
   }
 
@@ -84,45 +84,8 @@ export class Delivery {
     return sent;
   }
 
-  /**
-   * sendDocument paced per chat (one upload at a time, {@link uploadSpacingMs} apart) that honours
-   * chat holds and treats a 429 as a hold, not a failure: when auto-retry gives up (retry_after
-   * over its cap, or its retries used), the chat is held for `retry_after` and the same document is
-   * sent again (field case BR-06: the job ends `ready`, a 429 is not an attempt). Ends only by
-   * success, another error, or `signal`.
-   */
-  private async sendDocument(job: FileJob, document: InputFile | string, other: Parameters<Api["sendDocument"]>[2], signal?: AbortSignal): Promise<Message.DocumentMessage> {
-    const chatId = job.chatId;
-    const before = this.turns.get(chatId) ?? Promise.resolve();
-    let done!: () => void;
-    const turn = before.then(() => new Promise<void>((r) => (done = r)));
-    this.turns.set(chatId, turn);
-    await before;
-    try {
-      const wait = (this.lastUpload.get(chatId) ?? 0) + uploadSpacingMs(chatId) - Date.now();
-      if (wait > 0 && !signal?.aborted) await Bun.sleep(wait);
-      return await this.sendThroughHolds(job, document, other, signal);
-    } finally {
-      this.lastUpload.delete(chatId); // re-insert: the map stays ordered by last use
-      this.lastUpload.set(chatId, Date.now());
-      if (this.lastUpload.size > 10_000) this.lastUpload.delete(this.lastUpload.keys().next().value!);
-      done();
-      if (this.turns.get(chatId) === turn) this.turns.delete(chatId);
-    }
-  }
-
-  /** One document through chat holds: a 429 holds the chat and the same document goes again. */
-  private async sendThroughHolds(job: FileJob, document: InputFile | string, other: Parameters<Api["sendDocument"]>[2], signal?: AbortSignal): Promise<Message.DocumentMessage> {
-    for (;;) {
-      await this.holds.wait(job.chatId, signal);
-      try {
-        return await this.api.sendDocument(job.chatId, document, other, signal as never);
-      } catch (err) {
-        if (!(err instanceof GrammyError) || err.error_code !== 429 || signal?.aborted) throw err;
-        const retryAfter = err.parameters.retry_after ?? 1;
-        this.holds.note(job.chatId, Date.now() + retryAfter * 1000);
-        this.log.warn({ job: job.id, chat_id: job.chatId, retry_after: retryAfter }, "429 on a result upload; holding the chat and sending again (not an attempt)");
-      }
-    }
+  /** One sendDocument through the outbox, bounded by the upload's size. */
+  private sendDocument(job: FileJob, document: DocumentInput, bytes: number, other: Parameters<Api["sendDocument"]>[2], signal?: AbortSignal): Promise<Message.DocumentMessage> {
+    return this.outbox.post(this.api, job.chatId, { method: "sendDocument", document, ...(other ? { other } : {}) }, { ...(signal ? { signal } : {}), timeoutMs: uploadTimeoutMs(bytes) });
   }
 }

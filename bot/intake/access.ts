@@ -6,6 +6,7 @@ import { Composer } from "grammy";
 import type { Config } from "../config.ts";
 import type { DocketContext } from "../i18n/index.ts";
 import type { Services } from "../services.ts";
+import { answerQuery } from "./answer-query.ts";
 
 /** Whether `userId` may use the bot (empty allow-list = everyone). */
 export function isAllowed(config: Pick<Config, "allowedUserIds" | "adminUserIds">, userId: number | undefined): boolean {
@@ -14,12 +15,16 @@ export function isAllowed(config: Pick<Config, "allowedUserIds" | "adminUserIds"
   return config.allowedUserIds.includes(userId) || config.adminUserIds.includes(userId);
 }
 
-/** Middleware that stops updates from users who are not allowed, replying once per message. */
-export function accessControl(config: Pick<Config, "allowedUserIds" | "adminUserIds">, reply: Services["reply"]): Composer<DocketContext> {
+/**
+ * Middleware that stops updates from users who are not allowed, replying once per message; a button
+ * press is answered in the background (never awaited: it must not hold the batch).
+ */
+export function accessControl(config: Pick<Config, "allowedUserIds" | "adminUserIds">, services: Pick<Services, "reply" | "background">): Composer<DocketContext> {
+  const { reply } = services;
   const c = new Composer<DocketContext>();
   c.use(async (ctx, next) => {
     if (isAllowed(config, ctx.from?.id)) return next();
-    if (ctx.callbackQuery) return void (await ctx.answerCallbackQuery());
+    if (ctx.callbackQuery) return answerQuery(services, ctx);
     if (ctx.message) void reply(ctx.message.chat.id, ctx.t("intake-not-allowed"), { replyTo: ctx.message.message_id });
   });
   return c;

@@ -8,6 +8,7 @@ import type { DocketContext } from "../i18n/index.ts";
 import { localeFor } from "../i18n/index.ts";
 import type { FileJob } from "../db/schema.ts";
 import type { Services } from "../services.ts";
+import { answerQuery } from "./answer-query.ts";
 import { displayName } from "./format.ts";
 import { isActive, isResultAlive, visibleState } from "../jobs/states.ts";
 
@@ -94,6 +95,6 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
     say(ctx, ctx.t(ctx.message.text.startsWith("/") ? "cmd-unknown" : "intake-unsupported-message"));
   });
   // A button this bot no longer knows (stale or forged data): answer it, so the client stops waiting.
-  c.on("callback_query:data", (ctx) => services.background(() => ctx.answerCallbackQuery(), "stale button"));
+  c.on("callback_query:data", (ctx) => answerQuery(services, ctx));
   return c;
 }

@@ -7,6 +7,7 @@
 import { Composer, InlineKeyboard } from "grammy";
 import type { DocketContext } from "../i18n/index.ts";
 import type { Services } from "../services.ts";
+import { answerQuery } from "./answer-query.ts";
 
 /** PDF actions a chat can choose (processors/pdf: `default` = text + preview, `pages` = ZIP of page JPEGs). */
 export const PDF_ACTIONS = ["default", "pages"] as const;
@@ -27,14 +28,16 @@ export function settings(services: Services): Composer<DocketContext> {
   c.callbackQuery(/^settings:pdf:([a-z]+)$/, async (ctx) => {
     const action = ctx.match[1] as string;
     const chatId = ctx.chat?.id;
-    if (chatId === undefined || !(PDF_ACTIONS as readonly string[]).includes(action)) return void (await ctx.answerCallbackQuery());
+    const messageId = ctx.callbackQuery.message?.message_id;
+    if (chatId === undefined || !(PDF_ACTIONS as readonly string[]).includes(action)) return answerQuery(services, ctx);
     await services.store.setSettings(chatId, { pdfAction: action }, services.now());
     services.log.info({ chat_id: chatId, pdf_action: action }, "chat settings changed");
-    const markup = keyboard(ctx, action);
-    services.background(async () => {
-      await ctx.answerCallbackQuery({ text: ctx.t("settings-saved") });
-      await ctx.editMessageReplyMarkup({ reply_markup: markup });
-    }, "settings buttons");
+    answerQuery(services, ctx, { text: ctx.t("settings-saved") });
+    // The keyboard edit is a chat-bound call: the outbox paces it and honours the chat's hold (contract 7).
+    if (messageId !== undefined) {
+      const reply_markup = keyboard(ctx, action);
+      services.background(() => services.post(chatId, { method: "editMessageReplyMarkup", messageId, other: { reply_markup } }), "settings keyboard");
+    }
   });
   return c;
 }

@@ -6,6 +6,7 @@
  */
 import type { Chunk } from "./chunk.ts";
 import type { Intent, Kind } from "./message.ts";
+import type { PostRequest } from "./post.ts";
 
 /** One API call for one message slot of one stream. */
 export interface MessageAction {
@@ -31,15 +32,36 @@ export interface TypingAction {
   readonly threadId: number | undefined;
 }
 
+/** One call of a post (an upload, an album, a keyboard edit): the request as its caller gave it. */
+export interface PostAction {
+  readonly kind: "send" | "edit";
+  readonly type: "post";
+  /** The post's id (same sequence as stream ids). */
+  readonly streamId: number;
+  readonly request: PostRequest;
+  /** Messages it puts into the chat (an album of n documents: n). */
+  readonly weight: number;
+  /** Uploads file bytes: the worker runs it beside the chat's text calls (see post.ts isLongPost). */
+  readonly long: boolean;
+  /** Bound of this call, ms; null = Options.callTimeoutMs. */
+  readonly timeoutMs: number | null;
+  readonly threadId: number | undefined;
+}
+
 /** Anything the machine can plan. */
-export type Action = MessageAction | TypingAction;
+export type Action = MessageAction | TypingAction | PostAction;
 
 /** How a failure is treated (seed: classify → TRANSIENT / MESSAGE_DEAD / STREAM_DEAD). */
 export type FailureKind = "transient" | "message_dead" | "stream_dead";
 
 /** The executor's answer. `retryAfterMs` is set only for 429 (then kind is "transient"). */
 export type Result =
-  | { readonly ok: true; readonly messageId?: number | undefined }
+  | {
+      readonly ok: true;
+      readonly messageId?: number | undefined;
+      /** The Bot API result of a post (a Message, Message[] or true). */
+      readonly value?: unknown;
+    }
   | {
       readonly ok: false;
       readonly kind: FailureKind;
@@ -49,6 +71,16 @@ export type Result =
       readonly error: unknown;
       readonly retryAfterMs?: number | undefined;
     };
+
+/** True for an action on a message slot of a stream (not typing, not a post). */
+export function isMessageAction(a: Action): a is MessageAction {
+  return a.kind !== "action" && a.type !== "post";
+}
+
+/** Messages an action puts into the chat: a post's weight (an album of n: n), else 1. */
+export function weightOf(a: Action): number {
+  return a.type === "post" ? a.weight : 1;
+}
 
 /** Kinds that spend the per-chat shared send/edit budget (Options.messageIntervalMs; tdlib/td#2592). */
 export function spendsMessageBudget(kind: Kind): boolean {

@@ -6,6 +6,9 @@
  * hold; forbidden / chat gone / topic closed / not enough rights → STREAM_DEAD, checked *before*
  * the generic bad request (not enough rights arrives as a 400); message-level 400s → MESSAGE_DEAD;
  * "message is not modified" → success; everything else (HttpError, 5xx, unknown 400) → transient.
+ * Posts (uploads, albums, keyboard edits; docket addition): any other 4xx is final too — the same
+ * upload refused once (413, a bad file_id, a caption too long) is refused again — so its caller
+ * gets the error at once; 5xx and network errors stay transient.
  * Error strings: botapi-facts.md §3.
  */
 import type { Action, Result } from "./action.ts";
@@ -90,5 +93,6 @@ export function classify(err: unknown, action: Action): Result {
   const d = reason.toLowerCase();
   if (err.error_code === 403 || STREAM_DEAD.some((m) => d.includes(m))) return { ok: false, kind: "stream_dead", reason, error: err };
   if (err.error_code === 400 && MESSAGE_DEAD.some((m) => d.includes(m))) return { ok: false, kind: "message_dead", reason, error: err };
+  if (action.type === "post" && err.error_code >= 400 && err.error_code < 500) return { ok: false, kind: "message_dead", reason, error: err };
   return { ok: false, kind: "transient", reason, error: err };
 }

@@ -34,6 +34,8 @@ export interface ChatHold {
   readonly retryAfterMs: number;
   /** Monotonic ms (performance.now() timeline) when the hold ends. */
   readonly untilMs: number;
+  /** True when the chat was not on hold before (a new hold, not one extended): count these. */
+  readonly fresh: boolean;
 }
 
 /** Anything the sink can receive. */

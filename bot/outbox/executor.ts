@@ -2,12 +2,14 @@
  * The executor: one action → exactly one grammY Api call → one Result. No decisions.
  *
  * Source: seed 002 "TelegramExecutor … тупой и это by design". Bot API methods: sendMessage,
- * editMessageText, deleteMessage, sendChatAction, sendMessageDraft (botapi-facts §6).
+ * editMessageText, deleteMessage, sendChatAction, sendMessageDraft (botapi-facts §6), and for posts
+ * sendDocument, sendMediaGroup, editMessageReplyMarkup (post.ts).
  */
 import type { Api } from "grammy";
 import type { Action, Result } from "./action.ts";
 import type { Chunk } from "./chunk.ts";
 import { classify } from "./classify.ts";
+import type { PostRequest } from "./post.ts";
 
 /** Runs actions; tests may supply their own (the machine only sees Results). */
 export interface Executor {
@@ -30,6 +32,18 @@ function markup(c: Chunk): { reply_markup?: NonNullable<Chunk["reply_markup"]>; 
     ...(c.reply_markup ? { reply_markup: c.reply_markup } : {}),
     ...(c.link_preview ? { link_preview_options: c.link_preview } : {}),
   };
+}
+
+/** One post's call; resolves with the Bot API result. */
+function post(api: Api, chatId: number, r: PostRequest, signal: GrammySignal): Promise<unknown> {
+  switch (r.method) {
+    case "sendDocument":
+      return api.sendDocument(chatId, r.document, r.other, signal);
+    case "sendMediaGroup":
+      return api.sendMediaGroup(chatId, r.media, r.other, signal);
+    case "editMessageReplyMarkup":
+      return api.editMessageReplyMarkup(chatId, r.messageId, r.other, signal);
+  }
 }
 
 /** The grammY executor. */
@@ -75,6 +89,8 @@ export const grammyExecutor: Executor = {
         case "delete":
           await api.deleteMessage(chatId, action.messageId!, signal);
           return { ok: true };
+        case "post":
+          return { ok: true, value: await post(api, chatId, action.request, signal) };
         case "draft": {
           const c = action.chunk!;
           await api.sendMessageDraft(chatId, action.draftId!, c.text, { ...thread, ...format(c) }, signal);

@@ -9,7 +9,10 @@
  *   await outbox.send(bot.api, chatId, "Done");        // one-shot through the same chat machine
  *   await outbox.close();                              // graceful shutdown
  */
-export { Outbox, type OutboxInit, type StreamOptions } from "./runtime.ts";
+export { Outbox, type OutboxInit, type PostOptions, type StreamOptions } from "./runtime.ts";
+export type { DocumentInput, PostRequest, PostResult } from "./post.ts";
+export { MemoryLedger, type RateLedger } from "./ledger.ts";
+export { chatHoldsTransformer } from "./holds.ts";
 export { LiveStream, type TextExtras } from "./live-stream.ts";
 export { makeOptions, DEFAULT_OPTIONS, type Options } from "./options.ts";
 export { toChunk, type Chunk, type ChunkInput } from "./chunk.ts";
@@ -20,6 +23,6 @@ export { classify, isNotModified } from "./classify.ts";
 export { grammyExecutor, type Executor } from "./executor.ts";
 export type { Action, Result, FailureKind } from "./action.ts";
 export { ChatMachine } from "./machine.ts";
-export { RateLimiter } from "./limiter.ts";
+export { RateLimiter, type BotLimiter } from "./limiter.ts";
 export type { Clock } from "./clock.ts";
 export { outboxMiddleware, ScopedOutbox, type OutboxFlavor } from "./middleware.ts";

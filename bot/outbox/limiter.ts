@@ -15,9 +15,10 @@
  * event loop fires many workers' timers at once, and reserved slots already in the past would
  * otherwise all be spent in one bunch (audit-002 LOW 8; FAQ "~30 messages per second").
  */
-export class RateLimiter {
+export class RateLimiter implements BotLimiter {
   private nextSlot = -Infinity;
-  private lastUse = -Infinity;
+  /** When the units of the last real send are used up: one spacing per message after it. */
+  private usedUntil = -Infinity;
   /** Spacing between two slots, ms. */
   readonly spacingMs: number;
 
@@ -27,20 +28,37 @@ export class RateLimiter {
     this.spacingMs = 1000 / perSecond;
   }
 
-  /** Reserve the next slot at or after `now`; returns its time (== now when free). The slot is consumed. */
-  reserve(now: number): number {
+  /**
+   * Reserve `weight` consecutive slots (an album of n documents takes n) at or after `now`; returns
+   * the first one's time (== now when free). The slots are consumed.
+   */
+  reserve(now: number, weight = 1): number {
     const slot = Math.max(now, this.nextSlot);
-    this.nextSlot = slot + this.spacingMs;
+    this.nextSlot = slot + this.spacingMs * weight;
     return slot;
   }
 
-  /** ms to wait at `now` before a send keeps one spacing after the last real send (0 = send now). */
+  /** ms to wait at `now` before a send keeps one spacing per message after the last real send (0 = send now). */
   useWait(now: number): number {
-    return Math.max(0, this.lastUse + this.spacingMs - now);
+    return Math.max(0, this.usedUntil - now);
   }
 
-  /** Record a real send at `now` (call right before the API call). */
-  use(now: number): void {
-    this.lastUse = Math.max(this.lastUse, now);
+  /** Record a real send of `weight` messages at `now` (call right before the API call). */
+  use(now: number, weight = 1): void {
+    this.usedUntil = Math.max(this.usedUntil, now + this.spacingMs * weight);
   }
+}
+
+/**
+ * The bot-wide budget as the worker sees it: slot reservation (first come, first served) and the
+ * check on real send times. {@link RateLimiter} keeps it in memory; a limiter shared by processes
+ * (issue 14 item 5) implements the same three calls, `reserve` possibly asynchronous.
+ */
+export interface BotLimiter {
+  /** Reserve `weight` slots at or after `now` (ms); resolves the first slot's time. */
+  reserve(now: number, weight: number): number | Promise<number>;
+  /** ms to wait at `now` so real sends stay one spacing per message apart (0 = go). */
+  useWait(now: number): number;
+  /** A send of `weight` messages starts now. */
+  use(now: number, weight: number): void;
 }

@@ -49,6 +49,13 @@ export interface Options {
   readonly typingEnabled: boolean;
   /** finish() throws StreamFailedError on a failed stream; otherwise it returns the delivered ids (seed: raise_on_failure). */
   readonly raiseOnFailure: boolean;
+  /**
+   * Bound of one Bot API call, ms (docket addition, default 30 s; issue 11 item 7): a request with
+   * no answer by then is aborted and counts as a transient failure (backoff, then again), so one
+   * stalled HTTP call cannot freeze a chat for grammY's 500 s client timeout. A post may set its own
+   * (an upload's time grows with its size).
+   */
+  readonly callTimeoutMs: number;
   /** How long Outbox.close() waits for workers to deliver before cancelling them, ms (seed: shutdown_timeout; default 10 s). */
   readonly shutdownTimeoutMs: number;
   /** Capacity of the per-chat timings LRU that outlives machine eviction (seed: timings_capacity 1024). */
@@ -78,6 +85,7 @@ export const DEFAULT_OPTIONS: Options = Object.freeze({
   machineTtlMs: 30_000,
   typingEnabled: true,
   raiseOnFailure: true,
+  callTimeoutMs: 30_000,
   shutdownTimeoutMs: 10_000,
   timingsCapacity: 1024,
   draftsEnabled: false,
@@ -97,5 +105,6 @@ export function makeOptions(overrides: Partial<Options> = {}): Options {
   if (o.maxAttempts < 1) throw new RangeError("outbox option maxAttempts must be ≥ 1");
   if (o.timingsCapacity < 1) throw new RangeError("outbox option timingsCapacity must be ≥ 1");
   if (o.backoffJitter >= 1) throw new RangeError("outbox option backoffJitter must be < 1");
+  if (o.callTimeoutMs < 1) throw new RangeError("outbox option callTimeoutMs must be ≥ 1");
   return Object.freeze(o);
 }

@@ -1,6 +1,6 @@
 /**
- * Outbox: the runtime. One per application; owns one worker per (bot, chat), the timings LRU
- * and the bot-wide limiters, and hands out streams.
+ * Outbox: the runtime. One per application; owns one worker per (bot, chat) and the rate ledger
+ * (chat timings that outlive eviction, bot-wide limiters), and hands out streams and posts.
  *
  * Source: seed 002 "SenderRuntime — фабрика и владелец фоновых задач": a chat's streams share
  * one machine (and so one rate budget) even when opened from different handlers; a stopping
@@ -15,12 +15,12 @@ import { toChunk, type ChunkInput } from "./chunk.ts";
 import { realClock, type Clock } from "./clock.ts";
 import { consoleLogger, type EventSink, type OutboxLogger } from "./events.ts";
 import { grammyExecutor, type Executor } from "./executor.ts";
-import { RateLimiter } from "./limiter.ts";
+import { MemoryLedger, type RateLedger } from "./ledger.ts";
 import { LiveStream } from "./live-stream.ts";
 import { ChatMachine } from "./machine.ts";
 import { makeOptions, type Options } from "./options.ts";
+import type { PostRequest, PostResult } from "./post.ts";
 import { StreamState } from "./stream-state.ts";
-import { TimingsCache } from "./timings.ts";
 import { ChatWorker, type ContextRunner } from "./worker.ts";
 
 /** Stand-in content of adopted messages: unknown, so any real update differs from it. */
@@ -43,6 +43,19 @@ export interface OutboxInit {
   readonly clock?: Clock;
   /** For tests: randomness for backoff jitter (default Math.random). */
   readonly random?: () => number;
+  /**
+   * Where the shared rate state lives (default: in memory, {@link MemoryLedger}). A ledger shared by
+   * several processes of one bot keeps their per-chat pacing, holds and bot-wide cap together.
+   */
+  readonly ledger?: RateLedger;
+}
+
+/** Per-post settings. */
+export interface PostOptions {
+  /** The caller gives up: a post still waiting is dropped, one in flight is aborted; the promise rejects with the signal's reason. */
+  readonly signal?: AbortSignal;
+  /** Bound of each call of this post, ms (an upload's time depends on its size); default Options.callTimeoutMs. */
+  readonly timeoutMs?: number;
 }
 
 /** Per-stream settings. */
@@ -71,8 +84,7 @@ function botIdOf(api: Api): string {
 export class Outbox {
   readonly options: Options;
   private readonly workers = new Map<string, ChatWorker>();
-  private readonly limiters = new Map<string, RateLimiter>();
-  private readonly timings: TimingsCache;
+  private readonly ledger: RateLedger;
   private readonly log: OutboxLogger;
   private readonly clock: Clock;
   private readonly executor: Executor;
@@ -81,7 +93,7 @@ export class Outbox {
 
   constructor(private readonly init: OutboxInit = {}) {
     this.options = makeOptions(init.options);
-    this.timings = new TimingsCache(this.options.timingsCapacity);
+    this.ledger = init.ledger ?? new MemoryLedger(this.options.timingsCapacity, this.options.globalPerSecond);
     this.log = init.logger ?? consoleLogger;
     this.clock = init.clock ?? realClock;
     this.executor = init.executor ?? grammyExecutor;
@@ -139,6 +151,55 @@ export class Outbox {
     return this.closing === null;
   }
 
+  /**
+   * Make one chat-bound call that is not a text stream — a result upload (sendDocument), an album
+   * (sendMediaGroup), a keyboard edit (editMessageReplyMarkup) — through the chat's machine: the
+   * same per-chat pace, 429 hold and bot-wide cap as every message. Posts of a chat go one at a
+   * time, in order, before the chat's text (results first). A 429 holds the chat and the post goes
+   * again after it (never an attempt); a network error or 5xx is retried with backoff up to
+   * Options.maxAttempts; any other refusal is final.
+   * @returns the Bot API result (e.g. the sent Message, or Message[] of an album)
+   * @throws the Bot API error (GrammyError, HttpError) the post finally failed with; the signal's
+   *   reason when the caller aborted; Error after close()
+   */
+  post<R extends PostRequest>(api: Api, chatId: number, request: R, opts: PostOptions = {}): Promise<PostResult<R>> {
+    if (this.closing) return Promise.reject(new Error("outbox is closed"));
+    if (opts.signal?.aborted) return Promise.reject(opts.signal.reason);
+    const worker = this.workerFor(api, chatId);
+    const id = this.nextStreamId++;
+    return new Promise<PostResult<R>>((resolve, reject) => {
+      const signal = opts.signal;
+      const onAbort = () => {
+        worker.machine.abandon(id, signal?.reason);
+        worker.wake();
+      };
+      worker.machine.addPost(id, request, opts.timeoutMs ?? null);
+      signal?.addEventListener("abort", onAbort, { once: true });
+      worker.attach(id, {
+        api,
+        run: AsyncLocalStorage.snapshot(),
+        signal,
+        onSettled: (_outcome, post) => {
+          signal?.removeEventListener("abort", onAbort);
+          if (post?.ok) resolve(post.value as PostResult<R>);
+          else reject(post?.error ?? new Error("outbox: worker stopped before the post was sent"));
+        },
+      });
+    });
+  }
+
+  /**
+   * A 429 seen outside the outbox (a plain Api call with a chat_id): hold the chat for
+   * `retryAfterMs` — no call of any kind goes to it before then — and emit ChatHold.
+   */
+  hold(api: Api, chatId: number, retryAfterMs: number): void {
+    if (this.closing) return;
+    const w = this.workerFor(api, chatId);
+    w.machine.hold(retryAfterMs, this.clock.now());
+    void this.ledger.record(`${botIdOf(api)}:${chatId}`, w.machine.timings);
+    w.wake();
+  }
+
   /** Number of live chat workers (for metrics and tests). */
   get activeChats(): number {
     return this.workers.size;
@@ -174,20 +235,16 @@ export class Outbox {
     const key = `${botId}:${chatId}`;
     const existing = this.workers.get(key);
     if (existing && !existing.stopping) return existing;
-    const timings = this.timings.get(key);
-    let limiter = this.limiters.get(botId) ?? null;
-    if (!limiter && this.options.globalPerSecond > 0) {
-      limiter = new RateLimiter(this.options.globalPerSecond);
-      this.limiters.set(botId, limiter);
-    }
-    const machine = new ChatMachine(chatId, timings, this.options, this.init.random, this.clock.now());
+    const machine = new ChatMachine(chatId, this.ledger.timings(key), this.options, this.init.random, this.clock.now());
     const worker = new ChatWorker(machine, {
       executor: this.executor,
       clock: this.clock,
-      limiter,
+      ledger: this.ledger,
+      key,
+      limiter: this.ledger.limiter(botId),
+      callTimeoutMs: this.options.callTimeoutMs,
       log: this.log,
       sink: this.init.events,
-      onApplied: () => this.timings.touch(key, timings),
     });
     this.workers.set(key, worker);
     worker.start(ROOT);

@@ -9,11 +9,15 @@
  * served first". With send and edit sharing one budget, all streams of a chat share one ready
  * time, and the seed's bare stream-id tie-break let a busy first stream starve every later one.
  * Docket additions: the shared send/edit budget and the group pace (Options.messageIntervalMs,
- * groupMessageIntervalMs), drafts in private chats.
+ * groupMessageIntervalMs), drafts in private chats, and posts (uploads, albums, keyboard edits) in
+ * the same queue. Posts rank before every stream ("results first": a result is what the user is
+ * waiting for, a reply or a progress edit can wait a second), and go one at a time in id order, so
+ * a chat gets its documents in the order they were posted.
  */
 import type { Action } from "./action.ts";
 import { kindOf, type Kind } from "./message.ts";
 import type { Options } from "./options.ts";
+import { postThread, type PostState } from "./post.ts";
 import type { StreamState } from "./stream-state.ts";
 import type { Timings } from "./timings.ts";
 
@@ -25,16 +29,24 @@ export interface SchedulerView {
   readonly now: number;
   readonly chatId: number;
   readonly streams: Iterable<StreamState>;
+  /** Posts in ascending id order (settled ones may still be listed; they are skipped). */
+  readonly posts: Iterable<PostState>;
   readonly timings: Timings;
   /** Per-slot backoff: key `${streamId}:${index}` → monotonic ms. */
   readonly retryAt: ReadonlyMap<string, number>;
   readonly options: Options;
 }
 
-/** Key of a slot in retry/attempt maps. */
+/** Key of a slot in retry/attempt maps (a post is its own slot -1). */
 export function slotKey(streamId: number, index: number): string {
   return `${streamId}:${index}`;
 }
+
+/** Ranks of the winner tuple: posts, then finalized streams, then streams still being written, then typing. */
+const RANK_POST = 0;
+const RANK_FINAL = 1;
+const RANK_LIVE = 2;
+const RANK_TYPING = 3;
 
 /** Private chats have positive ids; groups, supergroups and channels negative (Bot API chat ids). */
 export function isPrivateChat(chatId: number): boolean {
@@ -57,7 +69,7 @@ export function kindReadyAt(kind: Kind, t: Timings, o: Options, chatId: number):
     case "edit": {
       const own = kind === "send" ? t.send + o.sendIntervalMs : t.edit + o.editIntervalMs;
       const pace = isPrivateChat(chatId) ? o.messageIntervalMs : Math.max(o.messageIntervalMs, o.groupMessageIntervalMs);
-      return Math.max(own, t.message + pace);
+      return Math.max(own, t.message + pace * t.messageWeight);
     }
     case "draft": // drafts are ephemeral previews with their own (UNCONFIRMED) limits, not messages
       return t.draft + o.draftIntervalMs;
@@ -78,7 +90,9 @@ function before(ready: number, rank: number, served: number, id: number, b: { re
 
 /**
  * Decide the single next step. Pure: no clock, no I/O, no mutation.
- * Candidates compare by (ready, finalized ? 0 : 1, servedSeq, stream id); typing ranks after messages at equal readiness.
+ * Candidates compare by (ready, rank, servedSeq, id) with rank post 0, finalized stream 1, live stream 2;
+ * typing ranks after messages at equal readiness. Only the oldest unsettled post is a candidate, and
+ * none while it is at the executor.
  */
 export function plan(v: SchedulerView): Plan {
   const { now, timings: t, options: o, chatId } = v;
@@ -93,7 +107,7 @@ export function plan(v: SchedulerView): Plan {
     if (!step) continue;
     const kind = kindOf(step.intent);
     const ready = Math.max(kindReadyAt(kind, t, o, chatId), v.retryAt.get(slotKey(s.id, step.index)) ?? -Infinity);
-    const rank = s.isFinal ? 0 : 1;
+    const rank = s.isFinal ? RANK_FINAL : RANK_LIVE;
     if (best && !before(ready, rank, s.servedSeq, s.id, best)) continue;
     const m = s.messages[step.index]!;
     const intent = step.intent;
@@ -109,10 +123,20 @@ export function plan(v: SchedulerView): Plan {
     };
     best = { ready, rank, served: s.servedSeq, id: s.id, action };
   }
+  for (const p of v.posts) {
+    if (p.closed) continue;
+    if (p.inFlight) break; // posts go one at a time, in order
+    const ready = Math.max(kindReadyAt(p.kind, t, o, chatId), v.retryAt.get(slotKey(p.id, -1)) ?? -Infinity);
+    if (!best || before(ready, RANK_POST, p.servedSeq, p.id, best)) {
+      const action: Action = { kind: p.kind, type: "post", streamId: p.id, request: p.request, weight: p.weight, long: p.long, timeoutMs: p.timeoutMs, threadId: postThread(p.request) };
+      best = { ready, rank: RANK_POST, served: p.servedSeq, id: p.id, action };
+    }
+    break;
+  }
   if (typingOwner) {
     const ready = kindReadyAt("action", t, o, chatId);
     if (!best || ready < best.ready) {
-      best = { ready, rank: 2, served: 0, id: typingOwner.id, action: { kind: "action", type: "typing", streamId: typingOwner.id, threadId: typingOwner.config.threadId } };
+      best = { ready, rank: RANK_TYPING, served: 0, id: typingOwner.id, action: { kind: "action", type: "typing", streamId: typingOwner.id, threadId: typingOwner.config.threadId } };
     }
   }
   if (!best) return { type: "sleep", until: Infinity };

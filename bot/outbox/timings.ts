@@ -17,19 +17,27 @@ export interface Timings {
   draft: number;
   /** Last send or edit, for the shared message budget (Options.messageIntervalMs). */
   message: number;
+  /** Messages that last send or edit put into the chat (an album of n: n); the next waits that many paces. */
+  messageWeight: number;
   /** No call to this chat before this monotonic ms (429 retry_after; seed: hold_until). */
   holdUntil: number;
 }
 
 /** Fresh timings: nothing done yet, no hold. */
 export function newTimings(): Timings {
-  return { send: -Infinity, edit: -Infinity, delete: -Infinity, action: -Infinity, draft: -Infinity, message: -Infinity, holdUntil: -Infinity };
+  return { send: -Infinity, edit: -Infinity, delete: -Infinity, action: -Infinity, draft: -Infinity, message: -Infinity, messageWeight: 1, holdUntil: -Infinity };
 }
 
-/** Record a call of `kind` at `now` (ms); sends and edits also spend the shared message budget. */
-export function markCall(t: Timings, kind: Kind, now: number): void {
+/**
+ * Record a call of `kind` at `now` (ms); sends and edits also spend the shared message budget,
+ * `weight` times (an album of n documents is n messages).
+ */
+export function markCall(t: Timings, kind: Kind, now: number, weight = 1): void {
   t[kind] = now;
-  if (spendsMessageBudget(kind)) t.message = now;
+  if (spendsMessageBudget(kind)) {
+    t.message = now;
+    t.messageWeight = weight;
+  }
 }
 
 /** Least-recently-used map of chat key → Timings (seed: TimingsCache, capacity timings_capacity). */

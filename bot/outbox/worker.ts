@@ -3,21 +3,25 @@
  * the outbox lives here.
  *
  *   plan = machine.plan(now)
- *   action    → (bot-wide slot, and one spacing after the last real send) → execute in the
- *               stream's context → machine.apply → repeat
+ *   action    → (bot-wide slots, and one spacing per message after the last real send) → execute
+ *               in the stream's context, bounded by a per-call timeout → machine.apply → repeat
  *   no action → settle/sweep, check eviction, sleep until the deadline or a wake-up
+ *
+ * An upload (a long post) is started and not awaited: it runs beside the chat's text calls and its
+ * result is applied when it arrives, so a 2000 MB result does not hold a chat's replies for minutes.
  *
  * Source: seed 002 "MachineWorker": no polling (update() wakes the worker at once); settled
  * streams get a snapshot of their outcome; a crashed or cancelled worker kills its streams and
  * answers every waiter instead of leaving finish() hanging; the worker belongs to no update.
  */
 import type { Api } from "grammy";
-import { spendsBotBudget } from "./action.ts";
+import { spendsBotBudget, weightOf, type Action, type Result } from "./action.ts";
 import type { Clock } from "./clock.ts";
 import { deliverEvents, safeError, type EventSink, type OutboxLogger } from "./events.ts";
 import type { Executor } from "./executor.ts";
-import type { RateLimiter } from "./limiter.ts";
-import type { ChatMachine } from "./machine.ts";
+import type { RateLedger } from "./ledger.ts";
+import type { BotLimiter } from "./limiter.ts";
+import type { ChatMachine, PostOutcome } from "./machine.ts";
 import type { Outcome } from "./outcome.ts";
 
 /** Runs `fn` inside a captured async context (AsyncLocalStorage.snapshot()). */
@@ -27,25 +31,43 @@ export type ContextRunner = <R>(fn: () => R) => R;
 export interface StreamHandle {
   readonly api: Api;
   readonly run: ContextRunner;
-  /** Called exactly once with the settled outcome. */
-  readonly onSettled: (outcome: Outcome) => void;
+  /** The caller's signal (posts): it also aborts the call in flight. */
+  readonly signal?: AbortSignal | undefined;
+  /** Called exactly once with the settled outcome (and, for a post, its result or error). */
+  readonly onSettled: (outcome: Outcome, post?: PostOutcome) => void;
 }
 
 /** Shell dependencies. */
 export interface WorkerDeps {
   readonly executor: Executor;
   readonly clock: Clock;
+  /** Shared rate state (chat timings, bot-wide slots). */
+  readonly ledger: RateLedger;
+  /** This chat's ledger key (`<bot id>:<chat id>`). */
+  readonly key: string;
   /** Bot-wide limiter shared by every chat of this bot; null = none. */
-  readonly limiter: RateLimiter | null;
+  readonly limiter: BotLimiter | null;
+  /** Bound of one API call, ms (Options.callTimeoutMs; a post may bring its own). */
+  readonly callTimeoutMs: number;
   readonly log: OutboxLogger;
   readonly sink?: EventSink | undefined;
-  /** Called after each applied result (keeps the timings LRU fresh). */
-  readonly onApplied?: (() => void) | undefined;
+}
+
+/** A detached call's result, applied by the loop when it arrives. */
+interface Completion {
+  readonly action: Action;
+  readonly result: Result;
+}
+
+/** Await only what is a promise: the in-memory ledger answers synchronously. */
+async function settle<T>(v: T | Promise<T>): Promise<T> {
+  return v instanceof Promise ? await v : v;
 }
 
 /** One worker per (bot, chat). Start with {@link ChatWorker.start}. */
 export class ChatWorker {
   private readonly handles = new Map<number, StreamHandle>();
+  private completions: Completion[] = [];
   private readonly cancelCtl = new AbortController();
   private sleepCtl: AbortController | null = null;
   private draining = false;
@@ -114,52 +136,88 @@ export class ChatWorker {
     for (const s of m.takeSettled()) {
       const h = this.handles.get(s.streamId);
       this.handles.delete(s.streamId);
-      h?.onSettled(s.outcome);
+      h?.onSettled(s.outcome, s.post);
+    }
+  }
+
+  /**
+   * One API call for `a`, bounded by its timeout (seed 002 has none; grammY's default is 500 s, and
+   * one stalled request would freeze the chat that long — issue 11 item 7) and aborted by cancel()
+   * and by the caller's signal. A call that runs out of time is a transient failure.
+   */
+  private async call(a: Action, h: StreamHandle): Promise<Result> {
+    const ms = a.type === "post" && a.timeoutMs !== null ? a.timeoutMs : this.deps.callTimeoutMs;
+    const timer = new AbortController();
+    const t = setTimeout(() => timer.abort(new Error(`no answer within ${ms} ms`)), ms);
+    const signal = AbortSignal.any([this.cancelCtl.signal, timer.signal, ...(h.signal ? [h.signal] : [])]);
+    try {
+      const r = await h.run(() => this.deps.executor.execute(h.api, this.machine.chatId, a, signal));
+      if (!r.ok && timer.signal.aborted && !this.cancelCtl.signal.aborted) return { ok: false, kind: "transient", reason: `no answer within ${ms} ms`, error: r.error };
+      return r;
+    } finally {
+      clearTimeout(t);
     }
   }
 
   private async loop(): Promise<void> {
     const { machine: m, deps } = this;
-    const { clock, executor, limiter } = deps;
+    const { clock, limiter, ledger, key } = deps;
     let crash: unknown = null;
-    /** Time of the bot-wide slot this worker holds (monotonic ms), or null. */
-    let slotAt: number | null = null;
+    /** The bot-wide slots this worker holds: the first one's time (monotonic ms) and how many, or null. */
+    let slot: { at: number; weight: number } | null = null;
     try {
       while (!this.cancelCtl.signal.aborted) {
-        const now = clock.now();
+        await settle(ledger.refresh(key, m.timings));
+        let now = clock.now();
+        if (this.completions.length > 0) {
+          for (const c of this.completions.splice(0)) m.apply(c.action, c.result, now);
+          await settle(ledger.record(key, m.timings));
+        }
         m.tick(now);
         this.flush();
         const p = m.plan(now);
         if (p.type === "act") {
           const a = p.action;
+          const w = weightOf(a);
           if (limiter && spendsBotBudget(a.kind)) {
-            // Wait for this worker's place in the bot-wide queue, and also for one spacing after the
-            // last real send: a loaded event loop fires many workers' timers late and at once, and
-            // their slots (by then in the past) must not all be spent in one bunch.
-            slotAt ??= limiter.reserve(now);
-            const wait = Math.max(slotAt - now, limiter.useWait(now));
+            // Wait for this worker's place in the bot-wide queue, and also for one spacing per message
+            // after the last real send: a loaded event loop fires many workers' timers late and at
+            // once, and their slots (by then in the past) must not all be spent in one bunch. A re-plan
+            // that needs more slots (an album instead of an edit) reserves the rest behind the queue.
+            if (slot === null) slot = { at: await settle(limiter.reserve(now, w)), weight: w };
+            else if (w > slot.weight) slot = { at: Math.max(slot.at, await settle(limiter.reserve(now, w - slot.weight))), weight: w };
+            now = clock.now();
+            const wait = Math.max(slot.at - now, limiter.useWait(now));
             if (wait > 0) {
               await clock.sleep(wait, this.cancelCtl.signal); // then re-plan: the content may be fresher
               continue;
             }
-            limiter.use(now);
+            limiter.use(now, w);
           }
-          slotAt = null;
+          slot = null;
           const h = this.handles.get(a.streamId);
           if (!h) throw new Error(`outbox: no handle for stream ${a.streamId}`);
-          m.start(a);
-          const signal = this.cancelCtl.signal;
-          const r = await Promise.race([h.run(() => executor.execute(h.api, this.machine.chatId, a, signal)), this.cancelled]);
+          m.start(a, now);
+          if (a.type === "post" && a.long) {
+            void this.call(a, h).then((result) => {
+              this.completions.push({ action: a, result });
+              this.wake();
+            });
+            continue;
+          }
+          const r = await Promise.race([this.call(a, h), this.cancelled]);
           if (r === null) break; // cancelled mid-call: the result is unknown, the streams are killed below
           m.apply(a, r, clock.now());
-          deps.onApplied?.();
+          await settle(ledger.record(key, m.timings));
           continue;
         }
-        slotAt = null;
+        slot = null;
         if (m.isEvictable(now) || (this.draining && this.handles.size === 0)) {
           this.stopping = true;
           break;
         }
+        // An upload that ended during the awaits above woke nobody: apply it before sleeping.
+        if (this.completions.length > 0) continue;
         await this.sleep(p.until - now);
       }
     } catch (err) {

@@ -220,21 +220,27 @@ describe("same-SHA-256 reuse when the re-send fails (never 'Done' without the do
     expect(t.u.messages().filter((x) => x.document).length).toBe(t.docsBefore);
   });
 
-  test("the re-send meets a long 429 (auto-retry gives up): the chat is held, the same file_id sent again, ready in 1 attempt", async () => {
+  test("the re-send meets 429 four times: each holds the chat (no call to it during the hold), the same file_id goes again, ready in 1 attempt", async () => {
     const runner = copyRunner();
     stack = await startStack({ runner });
     const t = await twinSetup(stack);
-    // auto-retry retries a 429 three times; the 4th reaches the step, which holds the chat and sends again.
+    // The outbox's client has no auto-retry: it sees every 429 itself, holds the chat for retry_after
+    // and sends the same document again after the hold (a 429 is never an attempt).
     stack.em.failNext("sendDocument", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 }, { chatId: t.u.chatId, times: 4 });
+    const since = stack.em.calls.length;
     const second = await t.second();
     expect([second.status, second.attempts]).toEqual(["ready", 1]);
     expect(runner.calls).toBe(1); // answered from the twin, not processed
     const msgs = await t.u.waitFor((m) => m.filter((x) => x.document).length > t.docsBefore);
     expect(msgs.filter((x) => x.document).length).toBe(t.docsBefore + 1);
-    expect(stack.logs.some((l) => l.includes("429 on a result upload; holding the chat"))).toBe(true);
-    // Uploads' 429s count as chat holds too (one per hold period; auto-retry waits out each one).
+    const chatCalls = stack.em.calls.slice(since).filter((c) => c.chatId === t.u.chatId);
+    const held = chatCalls.filter((c) => c.status === 429);
+    expect(held.map((c) => c.method)).toEqual(["sendDocument", "sendDocument", "sendDocument", "sendDocument"]);
+    for (const h of held) expect(chatCalls.filter((c) => c.at > h.at && c.at < h.at + 1000).map((c) => c.method)).toEqual([]);
+    expect(stack.logs.filter((l) => l.includes('"chat hold after 429"'))).toHaveLength(4);
+    // Every 429 began a new hold (the previous one was over): counted once each.
     const holds = Number(/docket_chat_holds_total (\d+)/.exec(await stack.app.services.metrics.registry.metrics())?.[1]);
-    expect(holds).toBeGreaterThanOrEqual(1);
+    expect(holds).toBe(4);
   }, 30_000);
 });
 

@@ -1,4 +1,5 @@
 /** ChatMachine.apply() branch order and lifecycle (seed 002 "SenderMachine"), fake clock. */
+import { isMessageAction } from "../../bot/outbox/action.ts";
 import { describe, expect, test } from "vitest";
 import type { Result } from "../../bot/outbox/action.ts";
 import { backoffMs } from "../../bot/outbox/machine.ts";
@@ -45,7 +46,7 @@ describe("ChatMachine.apply", () => {
     m.apply(a, tooMany(5), 0);
     expect(m.timings.holdUntil).toBe(5000);
     expect(m.timings.action).toBe(-Infinity);
-    expect(m.drainEvents()).toEqual([{ type: "ChatHold", chatId: 42, retryAfterMs: 5000, untilMs: 5000 }]);
+    expect(m.drainEvents()).toEqual([{ type: "ChatHold", chatId: 42, retryAfterMs: 5000, untilMs: 5000, fresh: true }]);
     expect(m.plan(4999)).toEqual({ type: "sleep", until: 5000 });
     expect(take(m, 5000).type).toBe("typing"); // the typing time was not spent: typing again right after the hold
   });
@@ -90,7 +91,7 @@ describe("ChatMachine.apply", () => {
     m.apply(e, { ok: false, kind: "message_dead", reason: "Bad Request: message is too long", error: err }, 2000);
     expect(m.drainEvents().map((x) => x.type)).toEqual(["MessageFailed"]);
     const rest = drive(m, okAll, 600_000, 2000);
-    expect(rest.map((x) => `${x.action.type}${x.action.kind !== "action" ? x.action.index : ""}`)).toEqual(["edit1"]);
+    expect(rest.map((x) => `${x.action.type}${isMessageAction(x.action) ? x.action.index : ""}`)).toEqual(["edit1"]);
     m.tick(10_000);
     expect(m.takeSettled()[0]!.outcome).toEqual({ status: "partial", messageIds: [1001] });
   });

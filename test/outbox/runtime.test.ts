@@ -2,6 +2,7 @@
  * The I/O shell (worker + runtime + LiveStream) with an in-process executor and the real clock,
  * short intervals. The grammY executor itself is exercised against the emulator in emulator-*.test.ts.
  */
+import { isMessageAction } from "../../bot/outbox/action.ts";
 import { AsyncLocalStorage } from "node:async_hooks";
 import { Api } from "grammy";
 import { describe, expect, test } from "vitest";
@@ -62,7 +63,7 @@ describe("Outbox runtime", () => {
     await expect.poll(() => calls.length, { timeout: 10_000 }).toBe(1);
     for (let i = 0; i < 100; i++) s.update(`hello ${i}`);
     expect(await s.finish()).toEqual([100]);
-    expect(calls.map((c) => c.action.kind !== "action" && c.action.chunk?.text)).toEqual(["hello", "hello 99"]);
+    expect(calls.map((c) => isMessageAction(c.action) && c.action.chunk?.text)).toEqual(["hello", "hello 99"]);
     await outbox.close();
   });
 
@@ -79,7 +80,7 @@ describe("Outbox runtime", () => {
     c.update("c");
     d.update("d");
     await Promise.all([a.finish(), b.finish(), c.finish(), d.finish()]);
-    const chat1 = calls.filter((x) => x.chatId === 1 && x.action.kind !== "action" && x.action.chunk?.text !== "d");
+    const chat1 = calls.filter((x) => x.chatId === 1 && isMessageAction(x.action) && x.action.chunk?.text !== "d");
     expect(chat1).toHaveLength(2);
     expect(chat1[1]!.at - chat1[0]!.at).toBeGreaterThanOrEqual(55); // one shared send budget
     await outbox.close();
@@ -107,7 +108,7 @@ describe("Outbox runtime", () => {
       s2.update("two");
       await Promise.all([s1.finish(), s2.finish()]);
     });
-    expect(calls.map((c) => [c.action.kind !== "action" && c.action.chunk?.text, c.store])).toEqual([
+    expect(calls.map((c) => [isMessageAction(c.action) && c.action.chunk?.text, c.store])).toEqual([
       ["one", "update-1"],
       ["two", "update-2"],
     ]);
@@ -223,7 +224,7 @@ describe("Outbox runtime", () => {
     const s = outbox.stream(api, 12, { replyTo: 77 });
     s.updateText("x".repeat(5000), [], { reply_markup: { inline_keyboard: [[{ text: "ok", callback_data: "ok" }]] } });
     await s.finish();
-    const sent = calls.map((c) => (c.action.kind !== "action" ? c.action.chunk : null));
+    const sent = calls.map((c) => (isMessageAction(c.action) ? c.action.chunk : null));
     expect(sent.map((c) => [c?.text.length, c?.reply_to, c?.reply_markup !== undefined])).toEqual([
       [4096, 77, false],
       [904, undefined, true],
@@ -240,11 +241,11 @@ describe("Outbox lifecycle (audit-002)", () => {
     s.update(["p1", "p2"]);
     await outbox.close();
     expect(s.outcome()).toEqual({ status: "ok", messageIds: [100, 101] });
-    expect(calls.map((c) => c.action.kind !== "action" && c.action.chunk?.text)).toEqual(["p1", "p2"]);
+    expect(calls.map((c) => isMessageAction(c.action) && c.action.chunk?.text)).toEqual(["p1", "p2"]);
   });
 
   test("a throwing sink is logged as 'outbox event sink threw' and the chat's other streams are still delivered", async () => {
-    const { calls, executor } = recorder((a) => (a.kind !== "action" && a.chunk?.text === "bad" ? { ok: false, kind: "message_dead", reason: "Bad Request: message is too long", error: null } : { ok: true }));
+    const { calls, executor } = recorder((a) => (isMessageAction(a) && a.chunk?.text === "bad" ? { ok: false, kind: "message_dead", reason: "Bad Request: message is too long", error: null } : { ok: true }));
     const lines: string[] = [];
     const log: OutboxLogger = { warn: (_o, m) => void lines.push(m), error: (_o, m) => void lines.push(m) };
     const outbox = new Outbox({ options: { ...fast, raiseOnFailure: false }, executor, logger: log, events: () => { throw new Error("broken telemetry"); } });
@@ -256,14 +257,14 @@ describe("Outbox lifecycle (audit-002)", () => {
     expect(a.outcome()?.status).toBe("partial");
     expect(await b.finish()).toEqual([100]);
     expect(b.outcome()?.status).toBe("ok");
-    expect(calls.map((c) => c.action.kind !== "action" && c.action.chunk?.text)).toEqual(["bad", "good"]);
+    expect(calls.map((c) => isMessageAction(c.action) && c.action.chunk?.text)).toEqual(["bad", "good"]);
     expect(lines).toEqual(["outbox event sink threw"]);
     await outbox.close();
   });
 
   test("a stream opened while the chat's worker is stopping gets a new worker and is delivered (no hang)", async () => {
     const { calls, executor } = recorder((a) => {
-      if (a.kind !== "action" && a.chunk?.text === "boom") throw new Error("executor bug");
+      if (isMessageAction(a) && a.chunk?.text === "boom") throw new Error("executor bug");
       return { ok: true };
     });
     let late: ReturnType<Outbox["stream"]> | null = null;
@@ -285,7 +286,7 @@ describe("Outbox lifecycle (audit-002)", () => {
     expect(late).not.toBeNull();
     const res = await Promise.race([late!.finish().catch((x: unknown) => x), sleep(3000).then(() => "hung")]);
     expect(res).toEqual([100]);
-    expect(calls.map((c) => c.action.kind !== "action" && c.action.chunk?.text)).toEqual(["boom", "after the crash"]);
+    expect(calls.map((c) => isMessageAction(c.action) && c.action.chunk?.text)).toEqual(["boom", "after the crash"]);
     await outbox.close();
   });
 
@@ -334,7 +335,7 @@ describe("no hang on a broken way out (audit-002 LOW 12, each layer alone)", () 
     const thrower = () => {
       throw new Error("down");
     };
-    const e: OutboxEvent = { type: "ChatHold", chatId: 1, retryAfterMs: 1000, untilMs: 1000 };
+    const e: OutboxEvent = { type: "ChatHold", chatId: 1, retryAfterMs: 1000, untilMs: 1000, fresh: true };
     expect(() => deliverEvents([e, e], thrower, { warn: thrower, error: thrower })).not.toThrow();
   });
 
@@ -396,4 +397,62 @@ describe("bot-wide rate in real send times (audit-002 LOW 8)", () => {
     expect(maxInWindow(calls.map((c) => c.at), 1000)).toBeLessThanOrEqual(30);
     await outbox.close();
   }, 30_000);
+});
+
+describe("posts (Outbox.post)", () => {
+  const postRequest = { method: "sendDocument", document: "file-id-1" } as const;
+
+  test("resolves with the Bot API result; a refusal rejects with the very error; other posts go on", async () => {
+    const refused = new Error("Bad Request: wrong file identifier/HTTP URL specified");
+    const { calls, executor } = recorder((a, n) => (n === 1 ? { ok: false, kind: "message_dead", reason: refused.message, error: refused } : { ok: true, value: { message_id: 5, streamId: a.streamId } }));
+    const outbox = new Outbox({ options: fast, executor });
+    const first = outbox.post(api, 30, postRequest).catch((e: unknown) => e);
+    const second = outbox.post(api, 30, { method: "sendDocument", document: "file-id-2" });
+    expect(await first).toBe(refused);
+    expect(await second).toMatchObject({ message_id: 5 });
+    expect(calls.map((c) => c.action.type)).toEqual(["post", "post"]);
+    await outbox.close();
+  });
+
+  test("the caller's signal: a waiting post is dropped unsent; one in flight has its call aborted", async () => {
+    let seen: AbortSignal | undefined;
+    const executor: Executor = {
+      execute: (_api, _chat, _a, signal) =>
+        new Promise((resolve) => {
+          seen = signal;
+          signal?.addEventListener("abort", () => resolve({ ok: false, kind: "transient", reason: "aborted", error: signal.reason }), { once: true });
+        }),
+    };
+    const outbox = new Outbox({ options: fast, executor });
+    const ctl = new AbortController();
+    const inFlight = outbox.post(api, 31, postRequest, { signal: ctl.signal }).catch((e: unknown) => e);
+    const waiting = outbox.post(api, 31, { method: "sendDocument", document: "x" }, { signal: ctl.signal }).catch((e: unknown) => e);
+    await expect.poll(() => seen).toBeDefined();
+    const reason = new Error("cancelled by the user");
+    ctl.abort(reason);
+    expect(await inFlight).toBe(reason);
+    expect(await waiting).toBe(reason);
+    expect(seen!.aborted).toBe(true);
+    await outbox.close();
+  });
+
+  test("a call with no answer is aborted at callTimeoutMs and tried again: one stalled request does not freeze the chat", async () => {
+    let n = 0;
+    const executor: Executor = {
+      execute: (_api, _chat, a, signal) =>
+        new Promise((resolve) => {
+          n++;
+          if (n > 1) return resolve(a.type === "send" ? { ok: true, messageId: 1 } : { ok: true });
+          // the first request stalls until its signal aborts it
+          signal?.addEventListener("abort", () => resolve({ ok: false, kind: "transient", reason: "HttpError: Network request failed", error: signal.reason }), { once: true });
+        }),
+    };
+    const log: OutboxLogger & { lines: string[] } = { lines: [], warn: (_o, m) => log.lines.push(m), error: (_o, m) => log.lines.push(m) };
+    const outbox = new Outbox({ options: { ...fast, callTimeoutMs: 300, backoffBaseMs: 50 }, executor, logger: log });
+    const t0 = performance.now();
+    expect(await outbox.send(api, 32, "hello")).toEqual([1]);
+    expect(performance.now() - t0).toBeLessThan(5000);
+    expect(n).toBe(2);
+    await outbox.close();
+  });
 });

@@ -1,4 +1,5 @@
 /** Scheduler rules (seed 002 "scheduler.plan"), fake clock, pure core only. */
+import { isMessageAction } from "../../bot/outbox/action.ts";
 import { describe, expect, test } from "vitest";
 import { draftIdOf } from "../../bot/outbox/scheduler.ts";
 import { chunks, drive, machine, okAll, stream, take } from "./core-helpers.ts";
@@ -13,7 +14,7 @@ describe("scheduler", () => {
     expect(p1).toEqual(p2);
     expect(p1.type).toBe("act");
     expect(p1.type === "act" && p1.action.type).toBe("send");
-    expect(p1.type === "act" && p1.action.kind !== "action" && p1.action.index).toBe(0);
+    expect(p1.type === "act" && isMessageAction(p1.action) && p1.action.index).toBe(0);
   });
 
   test("same content twice sends nothing", () => {
@@ -48,7 +49,7 @@ describe("scheduler", () => {
     s.update(chunks("a2", "b"));
     // the send of "b" waits for send_interval; the edit of "a2" is ready now
     const e = take(m, 0);
-    expect([e.type, e.kind === "edit" && e.index]).toEqual(["edit", 0]);
+    expect([e.type, isMessageAction(e) && e.kind === "edit" && e.index]).toEqual(["edit", 0]);
   });
 
   test("shared send/edit budget (docket default): an edit waits messageIntervalMs after a send", () => {
@@ -75,7 +76,7 @@ describe("scheduler", () => {
     drive(m, okAll);
     s.update(chunks("a"));
     const steps = drive(m, okAll, 600_000, 2000);
-    expect(steps.map((x) => [x.action.type, x.action.kind !== "action" && x.action.index, x.at])).toEqual([
+    expect(steps.map((x) => [x.action.type, isMessageAction(x.action) && x.action.index, x.at])).toEqual([
       ["delete", 2, 2000],
       ["delete", 1, 3000],
     ]);
@@ -88,7 +89,7 @@ describe("scheduler", () => {
     drive(m, okAll);
     s.update(chunks("A", "B"));
     const steps = drive(m, okAll);
-    expect(steps.map((x) => `${x.action.type}${x.action.kind !== "action" ? x.action.index : ""}`)).toEqual(["edit0", "edit1", "delete3", "delete2"]);
+    expect(steps.map((x) => `${x.action.type}${isMessageAction(x.action) ? x.action.index : ""}`)).toEqual(["edit0", "edit1", "delete3", "delete2"]);
   });
 
   test("winner: earlier ready first, then the finalized stream, then the lower stream id", () => {
@@ -169,12 +170,12 @@ describe("scheduler", () => {
     const old = s.messages[0]!.messageId;
     s.update(chunks({ text: "Send? (2)", key: "r2" }));
     const drop = take(m, 10);
-    expect([drop.type, drop.kind, drop.kind !== "action" && drop.messageId]).toEqual(["drop", "delete", old]);
+    expect([drop.type, drop.kind, isMessageAction(drop) && drop.messageId]).toEqual(["drop", "delete", old]);
     for (let i = 3; i <= 12; i++) s.update(chunks({ text: `Send? (${i})`, key: `r${i}` }));
     m.apply(drop, { ok: true }, 10);
     const steps = drive(m, okAll, 600_000, 10);
     expect(steps.map((x) => x.action.type)).toEqual(["send"]);
-    expect(steps[0]!.action.kind !== "action" && steps[0]!.action.chunk?.text).toBe("Send? (12)");
+    expect(isMessageAction(steps[0]!.action) && steps[0]!.action.chunk?.text).toBe("Send? (12)");
     expect(s.messages[0]!.sentKey).toBe("r12");
   });
 
@@ -203,7 +204,7 @@ describe("scheduler", () => {
     expect(m.takeSettled()).toEqual([]); // not settled while in flight
     m.apply(send, { ok: true, messageId: 55 }, 1);
     const steps = drive(m, okAll, 600_000, 1);
-    expect(steps.map((x) => [x.action.type, x.action.kind !== "action" && x.action.messageId])).toEqual([["delete", 55]]);
+    expect(steps.map((x) => [x.action.type, isMessageAction(x.action) && x.action.messageId])).toEqual([["delete", 55]]);
     m.tick(10_000);
     expect(m.takeSettled()).toEqual([{ streamId: 1, outcome: { status: "ok", messageIds: [] } }]);
   });
@@ -225,14 +226,14 @@ describe("scheduler", () => {
     const s = stream(m, 3, { drafts: true });
     s.update(chunks("Hel"));
     const d1 = take(m, 0);
-    expect([d1.type, d1.kind !== "action" && d1.draftId]).toEqual(["draft", draftIdOf(3, 0)]);
+    expect([d1.type, isMessageAction(d1) && d1.draftId]).toEqual(["draft", draftIdOf(3, 0)]);
     expect(draftIdOf(0, 0)).toBe(1); // never 0, even for stream 0
     m.apply(d1, { ok: true }, 0);
     s.update(chunks("Hello"));
     s.finalize();
     const steps = drive(m, okAll, 600_000, 0);
     expect(steps.map((x) => `${x.action.type}@${x.at}`)).toEqual(["send@0"]); // drafts do not spend the send budget
-    expect(steps[0]!.action.kind !== "action" && steps[0]!.action.chunk?.text).toBe("Hello");
+    expect(isMessageAction(steps[0]!.action) && steps[0]!.action.chunk?.text).toBe("Hello");
   });
 
   test("drafts: an earlier part becomes a real message once a later part exists; groups never draft", () => {
@@ -240,7 +241,7 @@ describe("scheduler", () => {
     const s = stream(m, 1, { drafts: true });
     s.update(chunks("part1", "part2…"));
     const steps = drive(m, okAll, 1000);
-    expect(steps.map((x) => `${x.action.type}${x.action.kind !== "action" ? x.action.index : ""}`)).toEqual(["send0", "draft1"]);
+    expect(steps.map((x) => `${x.action.type}${isMessageAction(x.action) ? x.action.index : ""}`)).toEqual(["send0", "draft1"]);
     const g = machine({}, -5);
     stream(g, 1, { drafts: true }).update(chunks("x"));
     expect(take(g, 0).type).toBe("send");
