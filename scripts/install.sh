@@ -23,6 +23,7 @@
 #   --no-webhook             back to long polling: removes the WEBHOOK_* keys and the nginx
 #                            include, stops nginx (the bot deletes the webhook when it starts)
 #   --webhook-port PORT      the bot's webhook listener on 127.0.0.1 (default 8091)
+#   --bot-api-port PORT      local mode: the local Bot API server on 127.0.0.1 (default 8081)
 #   --tls-cert FILE --tls-key FILE   certificate chain and key for nginx (PEM, on this host;
 #                            default /etc/docket/tls/{fullchain,privkey}.pem); must exist
 #   --logout-cloud           first install in local mode: call logOut on api.telegram.org before
@@ -57,6 +58,18 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SRC="$(cd "$HERE/.." && pwd)"
 # shellcheck source=scripts/lib/common.sh
 . "$HERE/lib/common.sh"
+# shellcheck source=scripts/lib/accounts.sh
+. "$HERE/lib/accounts.sh"
+# shellcheck source=scripts/lib/units.sh
+. "$HERE/lib/units.sh"
+# shellcheck source=scripts/lib/containers.sh
+. "$HERE/lib/containers.sh"
+# shellcheck source=scripts/lib/webhook.sh
+. "$HERE/lib/webhook.sh"
+# shellcheck source=scripts/lib/services.sh
+. "$HERE/lib/services.sh"
+# shellcheck source=scripts/lib/preflight.sh
+. "$HERE/lib/preflight.sh"
 
 usage() { print_header "${BASH_SOURCE[0]}"; }
 
@@ -64,9 +77,13 @@ ETC=/etc/docket
 APP_DIR=/opt/docket
 UNIT_DIR=/etc/systemd/system
 DEFAULT_DATA_DIR=/var/lib/docket
+DOCKET_USER=docket
+# The local Bot API server runs as this user and group (compose: user UID:GID); the bot reads its
+# files through the group (docs/local-mode.md#permissions).
+BOT_API_USER=docket-botapi
 BOT_API_GROUP=docket-botapi
-BOT_API_GID="${BOT_API_GID:-101}"
-BOT_API_PORT=8081
+BOT_API_UID="" BOT_API_GID="" # set by setup_accounts (empty in a dry run of a fresh host)
+BOT_API_PORT="" # --bot-api-port, else DOCKET_BOT_API_PORT in compose.env, else 8081
 WEBHOOK_PATH=""
 HEALTH_TIMEOUT="${HEALTH_TIMEOUT:-60}"
 
@@ -74,6 +91,7 @@ MODE="" TOKEN_FILE="" API_ID="" API_HASH_FILE="" DATA_DIR="" HTTP_PORT="" BUDGET
 WEBHOOK=0 NO_WEBHOOK=0 WEBHOOK_URL="" WEBHOOK_PORT="" TLS_CERT="" TLS_KEY="" LOGOUT_CLOUD=0
 SKIP_PACKAGES=0 NO_START=0 INTERACTIVE=1
 
+ORIG_ARGS="$*" # for the install log (no secret is ever an argument)
 while [ $# -gt 0 ]; do
   case "$1" in
     --mode) MODE="${2:?--mode needs cloud or local}"; shift ;;
@@ -88,6 +106,7 @@ while [ $# -gt 0 ]; do
     --no-webhook) NO_WEBHOOK=1 ;;
     --webhook-url) WEBHOOK_URL="${2:?}"; WEBHOOK=1; shift ;;
     --webhook-port) WEBHOOK_PORT="${2:?}"; shift ;;
+    --bot-api-port) BOT_API_PORT="${2:?}"; shift ;;
     --tls-cert) TLS_CERT="${2:?}"; shift ;;
     --tls-key) TLS_KEY="${2:?}"; shift ;;
     --logout-cloud) LOGOUT_CLOUD=1 ;;
@@ -129,19 +148,30 @@ APT_CMD="$(host_cmd APT_GET apt-get)"
 NPM_CMD="$(host_cmd NPM npm)"
 CURL_CMD="${CURL:-curl}"
 DOCKET_CLI_CMD="$(host_cmd DOCKET_CLI /usr/local/bin/docket)"
-# Compose v2 plugin ("docker compose") or v1 ("docker-compose", Debian 12); DOCKER_COMPOSE replaces both.
-if [ -n "${DOCKER_COMPOSE:-}" ]; then
-  COMPOSE_CMD=("$DOCKER_COMPOSE")
-elif [ -n "$ROOT" ]; then
-  COMPOSE_CMD=()
-elif command -v docker-compose >/dev/null 2>&1 && ! docker compose version >/dev/null 2>&1; then
-  COMPOSE_CMD=(docker-compose)
-else
-  COMPOSE_CMD=(docker compose) # installed in step 2 when needed
-fi
+SS_CMD="$(host_cmd SS ss)"
+# Compose v2 plugin ("docker compose") or v1 ("docker-compose", Debian 12); DOCKER_COMPOSE replaces
+# both. In --root mode compose is skipped unless DOCKER_COMPOSE is given.
+if [ -n "$ROOT" ] && [ -z "${DOCKER_COMPOSE:-}" ]; then COMPOSE_CMD=(); else compose_client_detect; fi
 
 ENV_FILE="$(rp "$ETC/docket.env")"
 existing() { env_get "$ENV_FILE" "$1"; }
+
+# Everything the screen shows goes to the install log as well (secrets are never shown, so never
+# logged); a dry run changes nothing, so it writes no log either (issue 9 item 12).
+INSTALL_LOG=/var/log/docket/install.log
+if [ "$DRY_RUN" != 1 ]; then
+  mkdir -p "$(rp "$(dirname "$INSTALL_LOG")")"
+  chmod 0750 "$(rp "$(dirname "$INSTALL_LOG")")"
+  (umask 077 && touch "$(rp "$INSTALL_LOG")")
+  # (tee's own stderr is the screen: a process substitution keeps the stderr it was made with.)
+  exec 2> >(exec tee -a "$(rp "$INSTALL_LOG")" >&2)
+  tee_pid=$!
+  exec 1>&2
+  # The log is complete when the script ends: close our ends, let tee write the rest.
+  trap 'exec 1>&- 2>&-; wait "$tee_pid" 2>/dev/null || true' EXIT
+  printf '\n=== install.sh %s, %s, from %s ===\n' "$ORIG_ARGS" "$(date -u '+%Y-%m-%d %H:%M:%S UTC')" "$SRC" >>"$(rp "$INSTALL_LOG")"
+  log "log: $INSTALL_LOG"
+fi
 
 # ---------------------------------------------------------------------------------------------
 step "preflight"
@@ -150,10 +180,8 @@ if [ -z "$ROOT" ] && [ "$DRY_RUN" != 1 ] && [ "$(id -u)" -ne 0 ]; then
 fi
 [ -f "$SRC/package.json" ] || die "no package.json in $SRC: run install.sh from a docket source tree"
 [ -f "$SRC/bot/main.ts" ] || warn "bot/main.ts is missing in $SRC; the service will not start"
-if [ -r /etc/os-release ]; then
-  os_id="$(. /etc/os-release && printf '%s %s' "${ID:-?}" "${ID_LIKE:-}")"
-  case "$os_id" in *debian* | *ubuntu*) log "  os: $os_id" ;; *) warn "not Debian/Ubuntu ($os_id); apt steps may fail" ;; esac
-fi
+check_os
+check_arch
 
 # The mode of an installed bot (empty on a first install: nothing to move away from).
 FROM_MODE=""
@@ -170,9 +198,6 @@ if [ -n "$FROM_MODE" ] && [ "$FROM_MODE" != "$MODE" ]; then
   log "  mode change $FROM_MODE -> $MODE: handed to \`docket mode $MODE\` after the new server is up"
   [ "$NO_START" = 0 ] || die "--no-start cannot change the Bot API mode (the service must be stopped and started around it); drop --no-start, or run: docket mode $MODE"
 fi
-DATA_DIR="${DATA_DIR:-$(existing DATA_DIR)}"
-DATA_DIR="${DATA_DIR:-$DEFAULT_DATA_DIR}"
-case "$DATA_DIR" in /*) ;; *) die "--data-dir must be absolute" ;; esac
 HTTP_PORT="${HTTP_PORT:-$(existing HTTP_PORT)}"
 HTTP_PORT="${HTTP_PORT:-8090}"
 [[ "$HTTP_PORT" =~ ^[0-9]+$ ]] || die "--http-port must be a number"
@@ -185,10 +210,7 @@ if [ -n "$ALLOWED_USERS" ]; then
   [[ "$ALLOWED_USERS" =~ ^[0-9]+(,[0-9]+)*$ ]] || die "--allowed-users '$ALLOWED_USERS' must be comma-separated numeric Telegram user ids, e.g. 12345,67890"
 fi
 ACCESS_IDS="${ALLOWED_USERS:-$(existing ALLOWED_USER_IDS)}"
-BOT_API_DIR="$(existing LOCAL_BOT_API_DIR)"
-BOT_API_DIR="${BOT_API_DIR:-$DEFAULT_DATA_DIR/bot-api}"
-BOT_API_TEMP_DIR="$(existing BOT_API_TEMP_DIR)"
-BOT_API_TEMP_DIR="${BOT_API_TEMP_DIR:-$DEFAULT_DATA_DIR/bot-api-temp}"
+resolve_data_dirs
 HAD_WEBHOOK=0
 if [ "$(existing WEBHOOK_SECRET)" != "" ] || [ "$(existing WEBHOOK_URL)" != "" ]; then HAD_WEBHOOK=1; fi
 if [ "$NO_WEBHOOK" = 1 ]; then
@@ -196,6 +218,9 @@ if [ "$NO_WEBHOOK" = 1 ]; then
 elif [ "$HAD_WEBHOOK" = 1 ]; then
   WEBHOOK=1
 fi
+BOT_API_PORT="${BOT_API_PORT:-$(env_get "$(rp "$ETC/compose.env")" DOCKET_BOT_API_PORT)}"
+BOT_API_PORT="${BOT_API_PORT:-8081}"
+[[ "$BOT_API_PORT" =~ ^[0-9]+$ ]] || die "--bot-api-port must be a number"
 WEBHOOK_PORT="${WEBHOOK_PORT:-$(existing WEBHOOK_PORT)}"
 WEBHOOK_PORT="${WEBHOOK_PORT:-8091}"
 [[ "$WEBHOOK_PORT" =~ ^[0-9]+$ ]] || die "--webhook-port must be a number"
@@ -228,6 +253,21 @@ if [ "$WEBHOOK" = 1 ] && [ "$MODE" = local ]; then
   warn "webhook with a local Bot API server: the server posts updates from inside its container, so the container must reach WEBHOOK_URL (the host's public name on :443, e.g. through hairpin NAT); this combination is not tested, long polling is the tested path in local mode (docs/local-mode.md)"
 fi
 if [ -n "$ROOT" ]; then log "  throwaway root: $ROOT (host accounts, packages, docker and systemctl are not touched)"; fi
+check_memory
+check_ports
+check_release_space
+if [ -z "$ROOT" ] && [ "$SKIP_PACKAGES" = 1 ] && { [ "$MODE" = local ] || [ "$WEBHOOK" = 1 ]; } && [ "${#COMPOSE_CMD[@]}" -eq 0 ]; then
+  need_input "--skip-packages, but $([ "$MODE" = local ] && echo 'local mode' || echo 'webhook mode') runs containers and there is no compose client: install docker.io and docker-compose (Debian 12) or docker-compose-v2 (Ubuntu), or drop --skip-packages"
+fi
+# The free space on the file systems that will hold the data (DATA_DIR, and in local mode the
+# server's --dir), checked before anything is written (disk-layout.sh does it again in step 5).
+layout_args=(--env-file "$ETC/docket.env" --data-dir "$DATA_DIR" --bot-api-dir "$BOT_API_DIR"
+  --bot-api-temp-dir "$BOT_API_TEMP_DIR" --mode "$MODE" --budget "$BUDGET")
+if [ -n "$ROOT" ]; then layout_args+=(--root "$ROOT"); fi
+if [ "$DRY_RUN" = 1 ]; then layout_args+=(--dry-run); fi
+space_status=0
+STEP_PARENT="$STEP_NO" bash "$HERE/disk-layout.sh" "${layout_args[@]}" --check-only || space_status=$?
+if [ "$space_status" -ne 0 ]; then exit "$space_status"; fi
 
 # ---------------------------------------------------------------------------------------------
 step "system packages (sqlite3, curl; Bun via npm; Docker for local mode and webhook mode)"
@@ -239,12 +279,14 @@ else
   run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" update -qq
   run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" install -y -qq --no-install-recommends \
     ca-certificates curl sqlite3 openssl
-  if command -v bun >/dev/null 2>&1; then
-    log "  = bun $(bun --version 2>/dev/null || echo '?') present"
+  # The Bun this release was tested with (package.json packageManager), installed when absent or another.
+  bun_wanted="$(bun_pin)"
+  if command -v bun >/dev/null 2>&1 && [ "$(bun --version 2>/dev/null)" = "$bun_wanted" ]; then
+    log "  = bun $bun_wanted present (the tested version)"
   else
     command -v npm >/dev/null 2>&1 ||
       run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" install -y -qq --no-install-recommends nodejs npm
-    run "$NPM_CMD" install -g bun
+    run "$NPM_CMD" install -g "bun@${bun_wanted:-latest}"
   fi
   if [ "$MODE" = local ] || [ "$WEBHOOK" = 1 ]; then # the Bot API server and nginx run in Docker
     if command -v docker >/dev/null 2>&1; then
@@ -274,32 +316,15 @@ elif [ "$DRY_RUN" = 1 ]; then
 else
   die "bun not found after install; install Bun and re-run"
 fi
+if bun_bin="$(command -v bun 2>/dev/null)"; then
+  check_bun "$bun_bin"
+elif [ "$DRY_RUN" != 1 ]; then
+  die "bun not found: install it (npm install -g bun@$(bun_pin)) or drop --skip-packages"
+fi
 
 # ---------------------------------------------------------------------------------------------
-step "accounts: user docket, group $BOT_API_GROUP (gid $BOT_API_GID, the Bot API server's files)"
-group_file="$(rp /etc/group)"
-gid_owner="$(awk -F: -v g="$BOT_API_GID" '$3 == g { print $1; exit }' "$group_file" 2>/dev/null || true)"
-BOT_API_GROUP_EFFECTIVE="$BOT_API_GROUP"
-if [ -n "$gid_owner" ] && [ "$gid_owner" != "$BOT_API_GROUP" ]; then
-  warn "gid $BOT_API_GID already belongs to group '$gid_owner'; docket joins that group instead (docs/local-mode.md)"
-  BOT_API_GROUP_EFFECTIVE="$gid_owner"
-fi
-if [ -n "$ROOT" ] && [ -z "${USERADD:-}" ]; then
-  skip "groupadd/useradd (--root)"
-else
-  if [ -z "$gid_owner" ]; then
-    run "${GROUPADD:-groupadd}" --system --gid "$BOT_API_GID" "$BOT_API_GROUP"
-  else
-    log "  = group $gid_owner (gid $BOT_API_GID) exists"
-  fi
-  if user_exists docket; then
-    log "  = user docket exists"
-  else
-    run "${USERADD:-useradd}" --system --user-group --home-dir "$DATA_DIR" --no-create-home \
-      --shell /usr/sbin/nologin --comment "docket Telegram bot" docket
-  fi
-  run usermod -a -G "$BOT_API_GROUP_EFFECTIVE" docket
-fi
+step "accounts: users $DOCKET_USER and $BOT_API_USER, group $BOT_API_GROUP (the local Bot API server's files)"
+setup_accounts
 
 # ---------------------------------------------------------------------------------------------
 step "configuration in $ETC (docket.env mode 0600)"
@@ -424,6 +449,8 @@ render_env() {
   printf '%s' "$text"
 }
 
+# The certificate pair is checked before any file here changes (openssl is there by now).
+if [ "$WEBHOOK" = 1 ] && [ "$DRY_RUN" != 1 ]; then tls_check "$(rp "$TLS_CERT")" "$(rp "$TLS_KEY")"; fi
 run mkdir -p "$(rp "$ETC")" "$(rp "$ETC/hooks")" "$(rp "$ETC/backup/pre.d")" "$(rp "$ETC/backup/post.d")"
 run chmod 0755 "$(rp "$ETC")"
 rendered="$(render_env)"
@@ -444,6 +471,9 @@ unset rendered
   printf 'DOCKET_BOT_API_DIR=%s\n' "$BOT_API_DIR"
   printf 'DOCKET_BOT_API_TEMP_DIR=%s\n' "$BOT_API_TEMP_DIR"
   printf 'DOCKET_BOT_API_PORT=%s\n' "$BOT_API_PORT"
+  # The server runs as docket-botapi (uid) with group docket-botapi (gid), as on the host.
+  printf 'DOCKET_BOT_API_UID=%s\n' "$BOT_API_UID"
+  printf 'DOCKET_BOT_API_GID=%s\n' "$BOT_API_GID"
   printf 'DOCKET_TLS_CERT=%s\n' "${TLS_CERT:-$(env_get "$(rp "$ETC/compose.env")" DOCKET_TLS_CERT)}"
   printf 'DOCKET_TLS_KEY=%s\n' "${TLS_KEY:-$(env_get "$(rp "$ETC/compose.env")" DOCKET_TLS_KEY)}"
 } | write_file 0644 "$(rp "$ETC/compose.env")"
@@ -461,24 +491,17 @@ if [ "$MODE" = local ]; then
   fi
 fi
 if [ "$WEBHOOK" = 1 ]; then
-  {
-    printf '# Generated by install.sh for compose/nginx/docket.conf. Mode 0640. Holds WEBHOOK_SECRET.\n'
-    # shellcheck disable=SC2016 # nginx variables, not shell ones
-    printf 'map $http_x_telegram_bot_api_secret_token $docket_secret_ok {\n    default 0;\n    "~^%s$" 1;\n}\n' "$webhook_secret"
-    # The one path nginx serves: the path of WEBHOOK_URL (regex: case-sensitive, whole URI).
-    # shellcheck disable=SC2016
-    printf 'map $uri $docket_webhook_path {\n    default 0;\n    "~^%s$" 1;\n}\n' "$WEBHOOK_PATH"
-    printf 'upstream docket_webhook {\n    server 127.0.0.1:%s;\n    keepalive 4;\n}\n' "$WEBHOOK_PORT"
-  } | write_file 0640 "$(rp "$ETC/nginx/webhook.conf")"
-elif [ "$NO_WEBHOOK" = 1 ] && [ -e "$(rp "$ETC/nginx/webhook.conf")" ]; then
-  run rm -f "$(rp "$ETC/nginx/webhook.conf")"
+  # Everything nginx reads, in the one directory it gets mounted (scripts/lib/webhook.sh).
+  nginx_conf_install "$SRC/compose/nginx/docket.conf" "$webhook_secret" "$WEBHOOK_PATH" "$WEBHOOK_PORT"
+  nginx_tls_install "$(rp "$TLS_CERT")" "$(rp "$TLS_KEY")"
+elif [ "$NO_WEBHOOK" = 1 ]; then
+  for f in docket.conf webhook.inc webhook.conf tls/fullchain.pem tls/privkey.pem; do
+    if [ -e "$(rp "$NGINX_DIR_REL/$f")" ]; then run rm -f "$(rp "$NGINX_DIR_REL/$f")"; fi
+  done
 fi
 
 # ---------------------------------------------------------------------------------------------
 step "disk layout under $DATA_DIR"
-layout_args=(--env-file "$ETC/docket.env" --data-dir "$DATA_DIR" --mode "$MODE" --budget "$BUDGET")
-if [ -n "$ROOT" ]; then layout_args+=(--root "$ROOT"); fi
-if [ "$DRY_RUN" = 1 ]; then layout_args+=(--dry-run); fi
 show_cmd bash "$HERE/disk-layout.sh" "${layout_args[@]}"
 layout_status=0
 STEP_PARENT="$STEP_NO" bash "$HERE/disk-layout.sh" "${layout_args[@]}" || layout_status=$?
@@ -537,131 +560,24 @@ fi
 
 # ---------------------------------------------------------------------------------------------
 step "systemd units into $UNIT_DIR"
-unit_dir="$(rp "$UNIT_DIR")"
-run mkdir -p "$unit_dir"
-for unit in "$SRC"/systemd/*.service "$SRC"/systemd/*.timer; do
-  run install -m 0644 "$unit" "$unit_dir/$(basename "$unit")"
-done
-dropin="$unit_dir/docket.service.d"
-janitor_dropin="$unit_dir/docket-janitor.service.d"
-if [ "$BOT_API_GROUP_EFFECTIVE" != "$BOT_API_GROUP" ]; then
-  for d in "$dropin" "$janitor_dropin"; do
-    printf '[Service]\n# gid %s is held by group %s on this host (install.sh).\nSupplementaryGroups=\nSupplementaryGroups=%s\n' \
-      "$BOT_API_GID" "$BOT_API_GROUP_EFFECTIVE" "$BOT_API_GROUP_EFFECTIVE" | write_file 0644 "$d/10-botapi-group.conf"
-  done
-fi
-if [ "$DATA_DIR" != "$DEFAULT_DATA_DIR" ]; then
-  for d in "$dropin" "$janitor_dropin"; do
-    printf '[Service]\n# DATA_DIR is %s (install.sh --data-dir).\nReadWritePaths=\nReadWritePaths=%s/db %s/downloads %s/work %s/results\n' \
-      "$DATA_DIR" "$DATA_DIR" "$DATA_DIR" "$DATA_DIR" "$DATA_DIR" | write_file 0644 "$d/20-data-dir.conf"
-  done
-  printf '[Service]\nReadWritePaths=\nReadWritePaths=%s/db %s/backups\n' "$DATA_DIR" "$DATA_DIR" |
-    write_file 0644 "$unit_dir/docket-backup.service.d/20-data-dir.conf"
-fi
+install_units
+
+if [ "$NO_START" = 1 ]; then skip "systemctl daemon-reload (--no-start)"; else sysctl daemon-reload; fi
 
 # ---------------------------------------------------------------------------------------------
-# Compose files by mode: the local Bot API server and the webhook nginx are separate files, so
-# cloud mode with a webhook needs neither the server nor its bot-api.env (compose/*.yml headers).
-compose_dir="$APP_DIR/current/compose"
-compose_files=()
-if [ "$MODE" = local ]; then compose_files+=(-f "$(rp "$compose_dir/docker-compose.yml")"); fi
-if [ "$WEBHOOK" = 1 ]; then compose_files+=(-f "$(rp "$compose_dir/webhook.yml")"); fi
-compose() { # compose FILE_ARGS… -- ARG… — docker compose with the given files and the env file
-  local files=()
-  while [ "$1" != -- ]; do files+=("$1"); shift; done
-  shift
-  if [ "${#COMPOSE_CMD[@]}" -eq 0 ]; then skip "docker compose $* (--root; set DOCKER_COMPOSE to run it)"; return 0; fi
-  run "${COMPOSE_CMD[@]}" -p docket "${files[@]}" --env-file "$(rp "$ETC/compose.env")" "$@"
-}
-step "local Bot API server (docker compose, 127.0.0.1:$BOT_API_PORT)"
-if [ "$MODE" != local ]; then
-  skip "cloud mode uses api.telegram.org"
-else
-  if [ "$LOGOUT_CLOUD" = 1 ] && [ "$SWITCH" = 1 ]; then
-    log "  = logOut on api.telegram.org is done by \`docket mode local\` (step 10), after the service stopped"
-  elif [ "$LOGOUT_CLOUD" = 1 ]; then
-    # First install: no service polls the cloud yet. logOut before the first local start (Bot
-    # API: logOut). The token goes through curl's stdin config, never through argv or the log.
-    if [ "$DRY_RUN" = 1 ] || [ -n "$ROOT" ]; then
-      skip "logOut on api.telegram.org (dry-run/--root)"
-    else
-      cloud_token="${token:-$(existing BOT_TOKEN)}"
-      log "  + curl logOut on api.telegram.org (token hidden)"
-      printf 'url = "https://api.telegram.org/bot%s/logOut"\n' "$cloud_token" |
-        "$CURL_CMD" -sS --max-time 20 --config - >/dev/null || warn "logOut failed; see docs/local-mode.md"
-      unset cloud_token
-    fi
-  fi
-  compose "${compose_files[@]}" -- pull bot-api
-  compose "${compose_files[@]}" -- up -d bot-api
-fi
+step "local Bot API server (docket-bot-api.service, 127.0.0.1:$BOT_API_PORT)"
+start_local_server
 
-step "webhook nginx (compose/webhook.yml)"
-if [ "$WEBHOOK" = 1 ]; then
-  compose "${compose_files[@]}" -- up -d nginx
-elif [ "$NO_WEBHOOK" = 1 ] && [ "$HAD_WEBHOOK" = 1 ]; then
-  compose -f "$(rp "$compose_dir/webhook.yml")" -- rm -s -f nginx ||
-    warn "could not remove the nginx container; remove it by hand: docker rm -f docket-nginx-1 (or docket_nginx_1)"
-elif [ "$NO_WEBHOOK" = 1 ]; then
-  skip "no webhook was configured"
-else
-  skip "long polling (no --webhook-url)"
-fi
+step "webhook nginx (docket-nginx.service, compose/webhook.yml)"
+start_nginx
 
 # ---------------------------------------------------------------------------------------------
 step "start units"
-if [ "$NO_START" = 1 ]; then
-  skip "--no-start"
-elif [ -z "$SYSTEMCTL_CMD" ]; then
-  skip "systemctl (--root; set SYSTEMCTL to run it)"
-else
-  run "$SYSTEMCTL_CMD" daemon-reload
-  run "$SYSTEMCTL_CMD" enable docket.service docket-janitor.timer docket-backup.timer
-  if [ "$SWITCH" = 1 ]; then
-    # The Bot API steps in their order (bot/cli/mode.ts); it stops and starts docket.service.
-    if [ "$MODE" = local ] && [ "$DRY_RUN" != 1 ] && [ "${#COMPOSE_CMD[@]}" -gt 0 ]; then
-      log "  waiting up to ${HEALTH_TIMEOUT}s for the local Bot API server on 127.0.0.1:$BOT_API_PORT"
-      deadline=$((SECONDS + HEALTH_TIMEOUT))
-      until "$CURL_CMD" -s --max-time 2 -o /dev/null "http://127.0.0.1:$BOT_API_PORT/" 2>/dev/null; do
-        [ "$SECONDS" -lt "$deadline" ] || break
-        sleep 1
-      done
-    fi
-    if [ -z "$DOCKET_CLI_CMD" ]; then
-      skip "docket mode $MODE (--root; set DOCKET_CLI to run it)"
-    else
-      run "$DOCKET_CLI_CMD" mode "$MODE" --env "$ENV_FILE" --api-root "$api_root"
-    fi
-  else
-    run "$SYSTEMCTL_CMD" restart docket.service
-  fi
-  run "$SYSTEMCTL_CMD" start docket-janitor.timer docket-backup.timer
-fi
+start_bot
 
 # ---------------------------------------------------------------------------------------------
 step "health check http://127.0.0.1:$HTTP_PORT/healthz"
-if [ "$NO_START" = 1 ] || [ -z "$SYSTEMCTL_CMD" ]; then
-  skip "service not started"
-elif [ "$DRY_RUN" = 1 ]; then
-  show_cmd "$CURL_CMD" -fsS --max-time 2 "http://127.0.0.1:$HTTP_PORT/healthz"
-else
-  deadline=$((SECONDS + HEALTH_TIMEOUT))
-  healthy=0
-  while :; do
-    if body="$("$CURL_CMD" -fsS --max-time 2 "http://127.0.0.1:$HTTP_PORT/healthz" 2>/dev/null)"; then
-      healthy=1
-      break
-    fi
-    [ "$SECONDS" -ge "$deadline" ] && break
-    sleep 1
-  done
-  if [ "$healthy" != 1 ]; then
-    printf 'error: no healthy answer from http://127.0.0.1:%s/healthz within %ss\n' "$HTTP_PORT" "$HEALTH_TIMEOUT" >&2
-    printf '       look at: journalctl -u docket.service -n 100 --no-pager\n' >&2
-    exit 4
-  fi
-  log "  healthy: ${body:0:200}"
-fi
+health_checks
 
 # ---------------------------------------------------------------------------------------------
 step "next steps"
@@ -684,21 +600,33 @@ else
 fi
 if [ "$MODE" = local ]; then
   cat >&2 <<EOF
-  - Local mode: the bot must have been logged out of api.telegram.org once (--logout-cloud, or
-    docs/local-mode.md). Server logs: journalctl CONTAINER_TAG=docket-bot-api
+  - Local server:    docket-bot-api.service (systemctl status docket-bot-api.service);
+                     server logs: journalctl CONTAINER_TAG=docket-bot-api
 EOF
 fi
 if [ "$SWITCH" = 1 ] && [ "$MODE" = cloud ]; then
   cat >&2 <<EOF
   - The local Bot API server still runs (the bot is closed on it). Stop it when you no longer
-    need it: ${COMPOSE_CMD[*]:-docker compose} -p docket -f $APP_DIR/current/compose/docker-compose.yml --env-file $ETC/compose.env stop bot-api
+    need it: systemctl disable --now docket-bot-api.service
 EOF
 fi
 if [ "$WEBHOOK" = 1 ]; then
   cat >&2 <<EOF
-  - Webhook: nginx serves POST $WEBHOOK_PATH on :443 with the secret from docket.env;
-    TLS files: DOCKET_TLS_CERT / DOCKET_TLS_KEY in $ETC/compose.env. Back to long polling:
-    scripts/install.sh --no-webhook
+  - Webhook:         nginx (docket-nginx.service) serves POST $WEBHOOK_PATH on :443 with the secret
+                     from docket.env and a copy of $TLS_CERT in $NGINX_DIR_REL/tls.
+                     After renewing the certificate: $APP_DIR/current/scripts/certbot-deploy-hook.sh
+                     (certbot runs it itself: $CERTBOT_HOOK). Back to long polling: scripts/install.sh --no-webhook
+EOF
+fi
+if first_local_install && [ "$BOT_STARTED" = 0 ]; then
+  cat >&2 <<EOF
+
+  ACTION NEEDED: the bot is NOT started yet. Before its first start on the local Bot API server it
+  must be logged out of api.telegram.org, once (Telegram: logOut; the cloud then refuses it for
+  10 minutes). The local server is $([ "$NO_START" = 1 ] && echo "installed" || echo "running and healthy"). Run:
+      sudo $SRC/scripts/install.sh --logout-cloud$([ "$NO_START" = 1 ] && echo "   (without --no-start)")
+  It logs out, starts the bot and checks it (your other settings are kept). By hand instead:
+  docs/local-mode.md#switching-to-local-mode-by-hand, then: rm $LOGOUT_PENDING_REL && systemctl start docket.service
 EOF
 fi
 if [ "$DRY_RUN" = 1 ]; then

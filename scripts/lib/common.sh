@@ -190,6 +190,60 @@ run_hooks() {
 # user_exists NAME — true when the account exists on this host.
 user_exists() { getent passwd "$1" >/dev/null 2>&1; }
 
+# Account database: the host's (NSS, getent) normally; in a throwaway root ROOT's own /etc/passwd
+# and /etc/group, which groupadd/useradd/usermod edit through `--prefix ROOT` (account_tool).
+# account_id user|group NAME — the uid or gid of NAME, or "" when there is no such account.
+account_id() {
+  local kind="$1" name="$2" db
+  case "$kind" in user) db=passwd ;; group) db=group ;; *) return 1 ;; esac
+  if [ -n "$ROOT" ]; then
+    [ -r "$ROOT/etc/$db" ] || return 0
+    awk -F: -v n="$name" '$1 == n { print $3; exit }' "$ROOT/etc/$db"
+  else
+    { getent "$db" "$name" || true; } | cut -d: -f3
+  fi
+}
+
+# group_has_member GROUP USER — true when USER is a supplementary member of GROUP.
+group_has_member() {
+  local line
+  if [ -n "$ROOT" ]; then
+    line="$(awk -F: -v n="$1" '$1 == n { print; exit }' "$ROOT/etc/group" 2>/dev/null)"
+  else
+    line="$(getent group "$1" || true)"
+  fi
+  case ",${line##*:}," in *",$2,"*) return 0 ;; *) return 1 ;; esac
+}
+
+# account_tool groupadd|useradd|usermod ARG… — run the shadow tool on the account database above
+# (GROUPADD, USERADD, USERMOD replace the binaries).
+account_tool() {
+  local tool="$1" bin
+  shift
+  case "$tool" in
+    groupadd) bin="${GROUPADD:-groupadd}" ;;
+    useradd) bin="${USERADD:-useradd}" ;;
+    usermod) bin="${USERMOD:-usermod}" ;;
+  esac
+  if [ -n "$ROOT" ]; then run "$bin" --prefix "$ROOT" "$@"; else run "$bin" "$@"; fi
+}
+
+# chown_named [-R] USER:GROUP PATH — chown by account name. The line printed names the accounts
+# (a dry run, where they may not exist yet, prints the same line as the real run); the real run
+# resolves them in the account database, so a throwaway root uses its own ids.
+chown_named() {
+  local rec=() owner uid gid
+  if [ "$1" = -R ]; then rec=(-R); shift; fi
+  owner="$1"
+  show_cmd chown "${rec[@]}" "$owner" "$2"
+  if [ "$DRY_RUN" = 1 ]; then return 0; fi
+  uid="$(account_id user "${owner%%:*}")"
+  gid="$(account_id group "${owner#*:}")"
+  [ -n "$uid" ] || die "user ${owner%%:*} does not exist: scripts/install.sh creates it (step accounts)"
+  [ -n "$gid" ] || die "group ${owner#*:} does not exist: scripts/install.sh creates it (step accounts)"
+  chown "${rec[@]}" "$uid:$gid" "$2"
+}
+
 # normalize_root — make $ROOT (from --root) absolute without a trailing slash; empty stays empty.
 normalize_root() {
   local abs

@@ -16,9 +16,17 @@ const webhookFile = join(repoRoot, "compose/webhook.yml");
 
 type Service = Record<string, unknown> & {
   image: string;
+  user?: string;
+  command?: string[];
+  entrypoint?: string[];
+  cap_drop?: string[];
+  security_opt?: string[];
+  read_only?: boolean;
+  restart?: string;
+  mem_limit?: string | number;
   environment?: Record<string, string>;
   ports?: (string | { host_ip?: string; published?: string | number; target: number })[];
-  volumes?: { type: string; source: string; target: string }[];
+  volumes?: { type: string; source: string; target: string; read_only?: boolean }[];
   profiles?: string[];
   network_mode?: string;
   healthcheck?: { test: string[] };
@@ -27,6 +35,8 @@ type Service = Record<string, unknown> & {
 const ready = toolReady("compose");
 const client = composeClient();
 let etc = "";
+/** The server's uid and gid as install.sh writes them to compose.env (any numbers here). */
+const ids = { DOCKET_BOT_API_UID: "998", DOCKET_BOT_API_GID: "997" };
 
 beforeAll(() => {
   etc = makeTempDir("compose-etc");
@@ -37,7 +47,7 @@ afterAll(() => removeDir(etc));
 
 /** `config` rendered and parsed; throws with the client's stderr on failure. */
 function config(env: Record<string, string>, files: string[] = [composeFile]): { services: Record<string, Service> } {
-  const r = runCmd([...client!, "-p", "docket", ...files.flatMap((f) => ["-f", f]), "config"], { env: { DOCKET_ETC_DIR: etc, ...env } });
+  const r = runCmd([...client!, "-p", "docket", ...files.flatMap((f) => ["-f", f]), "config"], { env: { DOCKET_ETC_DIR: etc, ...ids, ...env } });
   if (r.status !== 0) throw new Error(`compose config failed (${r.status}): ${r.stderr}`);
   return Bun.YAML.parse(r.stdout) as { services: Record<string, Service> };
 }
@@ -58,25 +68,39 @@ describe.skipIf(!ready)("docker compose config", () => {
     const { services } = config({});
     const api = services["bot-api"]!;
     expect(api.image).toMatch(/^aiogram\/telegram-bot-api:\d+\.\d+@sha256:[0-9a-f]{64}$/);
-    expect(api.environment).toMatchObject({
-      TELEGRAM_LOCAL: "1",
-      TELEGRAM_API_ID: "123456",
-      TELEGRAM_API_HASH: "0123456789abcdef0123456789abcdef",
-      TELEGRAM_WORK_DIR: "/var/lib/docket/bot-api",
-      TELEGRAM_TEMP_DIR: "/var/lib/docket/bot-api-temp",
-    });
+    expect(api.environment).toEqual({ TELEGRAM_API_ID: "123456", TELEGRAM_API_HASH: "0123456789abcdef0123456789abcdef" });
+    // The server itself, as the host's docket-botapi uid:gid, in --local mode, without its stats page.
+    expect(api.entrypoint).toEqual(["/usr/local/bin/telegram-bot-api"]);
+    expect(api.user).toBe("998:997");
+    expect(api.command).toEqual(["--local", "--http-port=8081", "--dir=/var/lib/docket/bot-api", "--temp-dir=/var/lib/docket/bot-api-temp"]);
     const binds = (api.volumes ?? []).map((v) => [v.type, v.source, v.target]);
     expect(binds).toContainEqual(["bind", "/var/lib/docket/bot-api", "/var/lib/docket/bot-api"]);
     expect(binds).toContainEqual(["bind", "/var/lib/docket/bot-api-temp", "/var/lib/docket/bot-api-temp"]);
     expect(ports(api)).toEqual([["127.0.0.1", "8081", "8081"]]);
-    expect(api.healthcheck?.test.join(" ")).toContain("http://127.0.0.1:8082/");
+    expect(api.healthcheck?.test.join(" ")).toContain("http://127.0.0.1:8081/");
+  });
+
+  it("the stats page (it prints the bot token) stays off, and the server is confined (issue 9 item 8)", () => {
+    const api = config({}).services["bot-api"]!;
+    const all = JSON.stringify(api);
+    expect(all).not.toMatch(/stat-port|TELEGRAM_STAT|8082/);
+    expect(api).toMatchObject({ restart: "unless-stopped", read_only: true, cap_drop: ["ALL"], security_opt: ["no-new-privileges:true"] });
+    expect(api.mem_limit).toBeTruthy();
+    expect(config({ DOCKET_BOT_API_MEMORY: "768m" }).services["bot-api"]!.mem_limit).toMatch(/^(768m|805306368)$/);
+  });
+
+  it("refuses to render without the server's uid and gid, naming install.sh", () => {
+    const r = runCmd([...client!, "-p", "docket", "-f", composeFile, "config"], { env: { DOCKET_ETC_DIR: etc, DOCKET_BOT_API_UID: "", DOCKET_BOT_API_GID: "" } });
+    expect(r.status).not.toBe(0);
+    expect(r.stderr).toContain("DOCKET_BOT_API_UID is not set: run scripts/install.sh");
   });
 
   it("keeps the same absolute path on both sides when the operator moves the directory", () => {
-    const { services } = config({ DOCKET_BOT_API_DIR: "/srv/docket/tg", DOCKET_BOT_API_PORT: "18081" });
+    const { services } = config({ DOCKET_BOT_API_DIR: "/srv/docket/tg", DOCKET_BOT_API_TEMP_DIR: "/srv/docket/tg-temp", DOCKET_BOT_API_PORT: "18081" });
     const api = services["bot-api"]!;
-    expect((api.volumes ?? []).map((v) => [v.source, v.target])).toContainEqual(["/srv/docket/tg", "/srv/docket/tg"]);
-    expect(api.environment?.TELEGRAM_WORK_DIR).toBe("/srv/docket/tg");
+    expect((api.volumes ?? []).map((v) => [v.source, v.target])).toEqual([["/srv/docket/tg", "/srv/docket/tg"], ["/srv/docket/tg-temp", "/srv/docket/tg-temp"]]);
+    expect(api.command).toContain("--dir=/srv/docket/tg");
+    expect(api.command).toContain("--temp-dir=/srv/docket/tg-temp");
     expect(ports(api)).toEqual([["127.0.0.1", "18081", "8081"]]);
   });
 
@@ -88,29 +112,26 @@ describe.skipIf(!ready)("docker compose config", () => {
     expect(nginx.image).toMatch(/^nginx:[\w.-]+@sha256:[0-9a-f]{64}$/);
     expect(nginx.network_mode).toBe("host");
     expect(nginx.ports ?? []).toEqual([]);
-    const mounts = JSON.stringify(nginx.volumes);
-    expect(mounts).toContain("/etc/nginx/docket/webhook.conf");
-    expect(mounts).toContain("/etc/nginx/docket/tls/fullchain.pem");
     // No service publishes anything beyond loopback.
     for (const s of Object.values(services)) for (const [ip] of ports(s)) expect(ip).toBe("127.0.0.1");
   });
 
-  it("uses the configured TLS paths", () => {
-    const { services } = config({ DOCKET_TLS_CERT: "/etc/letsencrypt/live/x/fullchain.pem", DOCKET_TLS_KEY: "/etc/letsencrypt/live/x/privkey.pem" }, [webhookFile]);
-    const mounts = JSON.stringify(services.nginx!.volumes);
-    expect(mounts).toContain("/etc/letsencrypt/live/x/fullchain.pem");
-    expect(mounts).toContain("/etc/letsencrypt/live/x/privkey.pem");
+  it("nginx reads one directory, mounted as a directory: a renamed file shows through (issue 9 item 3)", () => {
+    const nginx = config({}, [webhookFile]).services.nginx!;
+    // A single-file bind mount keeps the inode it was created with; only directories follow renames.
+    expect(nginx.volumes).toEqual([{ type: "bind", source: join(etc, "nginx"), target: "/etc/nginx/conf.d", read_only: true }]);
+    expect(nginx).toMatchObject({ restart: "unless-stopped", read_only: true, cap_drop: ["ALL"], security_opt: ["no-new-privileges:true"] });
+    expect((nginx.cap_add as string[]).sort()).toEqual(["CHOWN", "NET_BIND_SERVICE", "SETGID", "SETUID"]);
+    expect(nginx.mem_limit).toBeTruthy();
   });
 
   it("cloud + webhook renders nginx alone, with no bot-api.env anywhere", () => {
     const { services } = config({ DOCKET_ETC_DIR: join(etc, "missing") }, [webhookFile]);
     expect(Object.keys(services)).toEqual(["nginx"]);
-    // ./nginx/docket.conf resolves next to the compose files, in the project directory.
-    expect(JSON.stringify(services.nginx!.volumes)).toContain(join(repoRoot, "compose/nginx/docket.conf"));
   });
 
   it("refuses to render without the api id/hash env file (the check can fail)", () => {
-    const r = runCmd([...client!, "-p", "docket", "-f", composeFile, "config"], { env: { DOCKET_ETC_DIR: join(etc, "missing") } });
+    const r = runCmd([...client!, "-p", "docket", "-f", composeFile, "config"], { env: { DOCKET_ETC_DIR: join(etc, "missing"), ...ids } });
     expect(r.status).not.toBe(0);
     expect(r.stderr).toContain("bot-api.env");
   });

@@ -170,6 +170,20 @@ export function makeRecorder(dir: string, name: string, log: string): string {
   return path;
 }
 
+/**
+ * A self-signed certificate for `host` and its key (EC P-256), as PEM files `cert` and `key`
+ * (the key 0600). install.sh checks that they are a real pair before nginx gets them.
+ * @throws Error with openssl's message when it fails
+ */
+export function writeSelfSignedTls(cert: string, key: string, host = "bot.example.org"): void {
+  mkdirSync(dirname(cert), { recursive: true });
+  mkdirSync(dirname(key), { recursive: true });
+  const k = runCmd(["openssl", "genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", key]);
+  const c = runCmd(["openssl", "req", "-x509", "-new", "-key", key, "-days", "2", "-subj", `/CN=${host}`, "-addext", `subjectAltName=DNS:${host}`, "-out", cert]);
+  if (k.status !== 0 || c.status !== 0) throw new Error(`openssl failed: ${k.stderr}${c.stderr}`);
+  chmodSync(key, 0o600);
+}
+
 /** A syntactically valid fake bot token (Bot API form `<id>:<secret>`), unique per call. */
 export function fakeToken(): string {
   const secret = createHash("sha256").update(String(Math.random())).digest("base64url").slice(0, 35);
@@ -180,6 +194,7 @@ export function fakeToken(): string {
 export const UNIT_EXECUTABLES: readonly string[] = [
   "/usr/local/bin/bun",
   "/opt/docket/current/scripts/backup.sh",
+  "/opt/docket/current/scripts/container.sh",
   "/etc/docket/hooks/on-failure",
   "/usr/bin/test",
 ];
@@ -187,7 +202,8 @@ export const UNIT_EXECUTABLES: readonly string[] = [
 /**
  * Make `root` usable by `systemd-analyze verify --root=ROOT`: a copy of the host's
  * /usr/lib/systemd/system (so sysinit.target etc. resolve) and a stub executable at each of
- * {@link UNIT_EXECUTABLES} not already there. Units go to ROOT/etc/systemd/system (caller's job).
+ * {@link UNIT_EXECUTABLES} not already there, and a stand-in docker.service (the container units
+ * require it). Units go to ROOT/etc/systemd/system (caller's job).
  */
 export function prepareVerifyRoot(root: string): void {
   mkdirSync(join(root, "usr/lib/systemd"), { recursive: true });
@@ -195,6 +211,9 @@ export function prepareVerifyRoot(root: string): void {
     cpSync("/usr/lib/systemd/system", join(root, "usr/lib/systemd/system"), { recursive: true, verbatimSymlinks: true });
   }
   mkdirSync(join(root, "etc/systemd/system"), { recursive: true });
+  // The container units require docker.service, which Debian's docker.io ships; a stand-in here.
+  const docker = join(root, "usr/lib/systemd/system/docker.service");
+  if (!existsSync(docker)) writeFileSync(docker, "[Unit]\nDescription=Docker (stand-in for systemd-analyze verify)\n[Service]\nExecStart=/usr/bin/test\n");
   for (const s of UNIT_EXECUTABLES) {
     if (existsSync(join(root, s))) continue;
     mkdirSync(dirname(join(root, s)), { recursive: true });

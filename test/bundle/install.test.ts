@@ -6,14 +6,12 @@
  * and the final health check talks to a Bun.serve on 127.0.0.1 standing in for the bot's
  * /healthz. Nothing outside the temp directories is changed (the dry run proves it).
  */
-import { cpSync, existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  composeClient, composeConfigOf, fakeToken, makeRecorder, makeTempDir, modeOf, prepareVerifyRoot, removeDir, repoRoot, runCmd, runCmdAsync,
-  snapshotTree, testTempDir,
-} from "./helpers";
-import { toolPath, toolReady } from "../support/tools";
+import { beforeAll, describe, expect, it } from "vitest";
+import { fakeToken, modeOf, repoRoot, runCmd, runCmdAsync, snapshotTree, testTempDir } from "./helpers";
+import { toolReady } from "../support/tools";
+import { API_HASH, HOOK_URL, accountId, expectComposeServices, placeTls, tlsRoot, treeWithoutLog, useInstallHarness } from "./install-harness";
 
 const STEPS = [
   "preflight",
@@ -29,47 +27,8 @@ const STEPS = [
   "health check",
   "next steps",
 ];
-const API_HASH = "0123456789abcdef0123456789abcdef";
-const HOOK_URL = "https://bot.example.org/telegram/webhook";
-
-/** Dummy TLS files where install.sh looks by default (ROOT/etc/docket/tls); it only checks they exist. */
-function placeTls(root: string): void {
-  mkdirSync(join(root, "etc/docket/tls"), { recursive: true });
-  writeFileSync(join(root, "etc/docket/tls/fullchain.pem"), "-----BEGIN CERTIFICATE-----\n");
-  writeFileSync(join(root, "etc/docket/tls/privkey.pem"), "-----BEGIN PRIVATE KEY-----\n", { mode: 0o600 });
-}
-
-let work = "";
-let recLog = "";
-let systemctl = "";
-let compose = "";
-let health: ReturnType<typeof Bun.serve> | undefined;
-let healthHits = 0;
-
-beforeAll(() => {
-  work = makeTempDir("install");
-  recLog = join(work, "calls.log");
-  systemctl = makeRecorder(work, "systemctl", recLog);
-  compose = makeRecorder(work, "compose", recLog);
-  health = Bun.serve({
-    hostname: "127.0.0.1",
-    port: 0,
-    fetch(req) {
-      if (new URL(req.url).pathname !== "/healthz") return new Response("no", { status: 404 });
-      healthHits++;
-      return Response.json({ ok: true });
-    },
-  });
-});
-afterAll(() => {
-  health?.stop(true);
-  removeDir(work);
-});
-
-const install = (args: string[], env: Record<string, string> = {}) =>
-  runCmdAsync(["bash", "scripts/install.sh", "--non-interactive", ...args], {
-    env: { REC_LOG: recLog, HEALTH_TIMEOUT: "5", BOT_TOKEN: undefined, TELEGRAM_API_HASH: undefined, ...env },
-  });
+const h = useInstallHarness();
+const install = h.install;
 
 describe("install.sh --dry-run", () => {
   it("prints every step and changes nothing in the root", async () => {
@@ -80,8 +39,8 @@ describe("install.sh --dry-run", () => {
     const r = await install(["--dry-run", "--root", root, "--mode", "local", "--api-id", "42", "--webhook-url", HOOK_URL, "--download-budget", "16MB"], {
       BOT_TOKEN: token,
       TELEGRAM_API_HASH: API_HASH,
-      SYSTEMCTL: systemctl,
-      DOCKER_COMPOSE: compose,
+      SYSTEMCTL: h.systemctl,
+      DOCKER_COMPOSE: h.compose,
     });
     expect(r.status).toBe(0);
     const out = r.stdout + r.stderr;
@@ -89,14 +48,32 @@ describe("install.sh --dry-run", () => {
     expect(out).toContain("==> step 5.1: directories by purpose");
     expect(out).toContain(`+ write ${root}/etc/docket/docket.env (mode 0600)`);
     expect(out).toContain("+ mkdir -p " + root + "/var/lib/docket/db");
-    expect(out).toContain(`+ ${systemctl} daemon-reload`);
+    expect(out).toContain(`+ ${h.systemctl} daemon-reload`);
     expect(out).toContain("dry run: nothing was changed");
     expect(out).toMatch(/docket \S+ would be installed \(local mode\)/);
     expect(out).not.toContain(" is installed");
     expect(out).not.toContain("the real run would stop");
     expect(out).not.toContain(token);
     expect(snapshotTree(root)).toEqual(before);
-    expect(existsSync(recLog) ? readFileSync(recLog, "utf8") : "").toBe("");
+    expect(existsSync(h.recLog) ? readFileSync(h.recLog, "utf8") : "").toBe("");
+  });
+
+  it("prints exactly the steps and commands the real run then prints (issue 9 item 12)", async () => {
+    const root = tlsRoot("dryreal");
+    const args = ["--root", root, "--mode", "local", "--api-id", "42", "--webhook-url", HOOK_URL, "--no-start", "--download-budget", "16MB"];
+    const env = { BOT_TOKEN: fakeToken(), TELEGRAM_API_HASH: API_HASH, DOCKER_COMPOSE: h.compose };
+    const dry = await install(["--dry-run", ...args], env);
+    expect(dry.status).toBe(0);
+    const real = await install(args, env);
+    expect(real.status).toBe(0);
+    // The free space of the disk moves between the runs (other processes write); nothing else may differ.
+    const lines = (out: string) =>
+      out.split("\n").map((l) => l.replace(/ --dry-run$/, "").replace(" would be installed ", " is installed ").replace(/; [\d.]+ \w+ available$/, "; … available")).filter((l) => l !== "dry run: nothing was changed" && !l.startsWith("log: "));
+    expect(lines(dry.stderr)).toEqual(lines(real.stderr));
+    // The accounts the real run creates are named in both, and chowned by name in both.
+    expect(real.stderr).toContain("+ useradd --prefix");
+    expect(real.stderr).toContain(`+ chown docket-botapi:docket-botapi ${root}/var/lib/docket/bot-api`);
+    expect(dry.stderr).not.toContain("skipped: chown");
   });
 
   it("without --root touches nothing on the host either", async () => {
@@ -146,24 +123,28 @@ describe("install.sh --root", () => {
   const token = fakeToken();
 
   beforeAll(() => {
-    root = join(work, "root");
+    root = join(h.work, "root");
     runCmd(["mkdir", "-p", root]);
     placeTls(root);
-    writeFileSync(join(work, "api-hash"), `${API_HASH}\n`);
+    writeFileSync(join(h.work, "api-hash"), `${API_HASH}\n`);
   });
 
-  it("installs local mode with webhook: config, layout, release, units, compose, start, health", async () => {
-    writeFileSync(recLog, "");
+  it("installs local mode: config, layout, release, units; then server, healthy, logOut, bot, in that order (issue 9 item 4)", async () => {
+    writeFileSync(h.recLog, "");
+    h.logOutToken = token;
+    const port = String(h.port);
     const r = await install(
-      ["--root", root, "--mode", "local", "--api-id", "123456", "--api-hash-file", join(work, "api-hash"),
-        "--http-port", String(health!.port), "--webhook-url", HOOK_URL, "--download-budget", "16MB"],
-      { BOT_TOKEN: token, SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose },
+      ["--root", root, "--mode", "local", "--api-id", "123456", "--api-hash-file", join(h.work, "api-hash"),
+        "--http-port", port, "--bot-api-port", port, "--logout-cloud", "--download-budget", "16MB"],
+      { BOT_TOKEN: token, SYSTEMCTL: h.systemctl, DOCKER_COMPOSE: h.compose, TELEGRAM_CLOUD_ROOT: `http://127.0.0.1:${port}` },
     );
     expect(r.stderr).toContain("healthy:");
     expect(r.status).toBe(0);
     const out = r.stdout + r.stderr;
     expect(out).not.toContain(token);
     expect(out).not.toContain(API_HASH);
+    expect(out).toContain(`local Bot API server answers on http://127.0.0.1:${port}/`);
+    expect(out).toContain("logged out of api.telegram.org");
 
     // Configuration: secrets 0600, values as given.
     const envFile = join(root, "etc/docket/docket.env");
@@ -171,25 +152,28 @@ describe("install.sh --root", () => {
     const env = readFileSync(envFile, "utf8");
     expect(env).toContain(`BOT_TOKEN=${token}\n`);
     expect(env).toContain("BOT_API_MODE=local\n");
-    expect(env).toContain("BOT_API_ROOT=http://127.0.0.1:8081\n");
+    expect(env).toContain(`BOT_API_ROOT=http://127.0.0.1:${port}\n`);
     expect(env).toContain("LOCAL_BOT_API_DIR=/var/lib/docket/bot-api\n");
-    expect(env).toContain(`HTTP_PORT=${health!.port}\n`);
+    expect(env).toContain(`HTTP_PORT=${port}\n`);
     expect(env).toContain("DOWNLOAD_BUDGET=16MB\n");
-    expect(env).toMatch(/^WEBHOOK_SECRET=[A-Za-z0-9]{48}$/m);
-    expect(env).toContain(`WEBHOOK_URL=${HOOK_URL}\n`);
-    expect(env).toContain("WEBHOOK_PATH=/telegram/webhook\n");
+    expect(env).not.toMatch(/^WEBHOOK_/m);
     expect(modeOf(join(root, "etc/docket/bot-api.env"))).toBe("600");
     expect(readFileSync(join(root, "etc/docket/bot-api.env"), "utf8")).toContain(`TELEGRAM_API_ID=123456\nTELEGRAM_API_HASH=${API_HASH}\n`);
-    expect(modeOf(join(root, "etc/docket/nginx/webhook.conf"))).toBe("640");
-    expect(readFileSync(join(root, "etc/docket/compose.env"), "utf8")).toContain("DOCKET_BOT_API_DIR=/var/lib/docket/bot-api\n");
+    const composeEnv = readFileSync(join(root, "etc/docket/compose.env"), "utf8");
+    expect(composeEnv).toContain("DOCKET_BOT_API_DIR=/var/lib/docket/bot-api\n");
+    expect(composeEnv).toContain(`DOCKET_BOT_API_PORT=${port}\n`);
     for (const d of ["hooks", "backup/pre.d", "backup/post.d"]) expect(statSync(join(root, "etc/docket", d)).isDirectory()).toBe(true);
+    expect(existsSync(join(root, "etc/docket/logout-cloud.pending"))).toBe(false);
+    // The install log holds what the screen showed.
+    expect(readFileSync(join(root, "var/log/docket/install.log"), "utf8")).toContain(r.stderr.trim().split("\n").at(-1)!);
+    expect(modeOf(join(root, "var/log/docket/install.log"))).toBe("600");
 
-    // Disk layout: directories by purpose, 0750; the Bot API dirs belong to uid/gid 101.
+    // Disk layout: directories by purpose, 0750; the Bot API dirs belong to the server's own account.
     for (const d of ["", "/db", "/downloads", "/work", "/results", "/backups", "/bot-api", "/bot-api-temp"]) {
       expect(modeOf(join(root, "var/lib/docket" + d))).toBe("750");
     }
     const api = statSync(join(root, "var/lib/docket/bot-api"));
-    expect([api.uid, api.gid]).toEqual([101, 101]);
+    expect([api.uid, api.gid]).toEqual([accountId(root, "passwd", "docket-botapi"), accountId(root, "group", "docket-botapi")]);
 
     // Release + current link; shipped files only.
     const link = join(root, "opt/docket/current");
@@ -201,43 +185,46 @@ describe("install.sh --root", () => {
     expect(existsSync(join(link, "test"))).toBe(false);
 
     // Units copied verbatim, 0644.
-    for (const u of ["docket.service", "docket-janitor.service", "docket-janitor.timer", "docket-backup.service", "docket-backup.timer", "docket-failure@.service"]) {
+    for (const u of ["docket.service", "docket-janitor.service", "docket-janitor.timer", "docket-backup.service", "docket-backup.timer", "docket-failure@.service", "docket-bot-api.service", "docket-nginx.service"]) {
       const p = join(root, "etc/systemd/system", u);
       expect(modeOf(p)).toBe("644");
       expect(readFileSync(p, "utf8")).toBe(readFileSync(join(repoRoot, "systemd", u), "utf8"));
     }
 
-    // Host commands, in order.
-    const calls = readFileSync(recLog, "utf8").trim().split("\n");
-    const c = `${root}/opt/docket/current/compose`;
-    const composeArgs = `compose -p docket -f ${c}/docker-compose.yml -f ${c}/webhook.yml --env-file ${root}/etc/docket/compose.env`;
+    // Host commands, in order: image, server (systemctl waits for its health), probe, logOut, bot.
+    const calls = readFileSync(h.recLog, "utf8").trim().split("\n");
     expect(calls).toEqual([
-      `${composeArgs} pull bot-api`,
-      `${composeArgs} up -d bot-api`,
-      `${composeArgs} up -d nginx`,
       "systemctl daemon-reload",
+      `compose -p docket -f ${root}/opt/docket/current/compose/docker-compose.yml --env-file ${root}/etc/docket/compose.env pull bot-api`,
+      "systemctl enable docket-bot-api.service",
+      "systemctl restart docket-bot-api.service",
       "systemctl enable docket.service docket-janitor.timer docket-backup.timer",
+      "cloud logOut (token right)",
       "systemctl restart docket.service",
       "systemctl start docket-janitor.timer docket-backup.timer",
     ]);
-    expect(healthHits).toBeGreaterThan(0);
-    // The files install.sh hands to compose render with the real client (local + webhook).
-    expectComposeServices(calls[2]!, root, ["bot-api", "nginx"]);
+    expect(h.healthHits).toBeGreaterThan(0);
+    // The file install.sh hands to compose renders with the real client.
+    expectComposeServices(haveCompose, calls[1]!, root, ["bot-api"]);
   });
 
-  it("is idempotent: a second run changes nothing and keeps the token", async () => {
-    const before = snapshotTree(root);
-    const r = await install(["--root", root], { SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose });
+  it("is idempotent: a second run changes nothing but its log and keeps the token", async () => {
+    const before = treeWithoutLog(root);
+    const logBefore = readFileSync(join(root, "var/log/docket/install.log"), "utf8");
+    const r = await install(["--root", root], { SYSTEMCTL: h.systemctl, DOCKER_COMPOSE: h.compose });
     expect(r.status).toBe(0);
     expect(r.stderr).toContain("= /etc/docket/docket.env unchanged");
     expect(r.stderr).toContain("token: from existing docket.env");
     expect(r.stderr).toMatch(/= release \S+ already installed/);
-    expect(snapshotTree(root)).toEqual(before);
+    // Not a first local install any more: no logOut, the bot is simply restarted.
+    expect(r.stderr).not.toContain("logOut");
+    expect(treeWithoutLog(root)).toEqual(before);
+    expect(readFileSync(join(root, "var/log/docket/install.log"), "utf8").startsWith(logBefore)).toBe(true);
   });
 
   it("applies a changed flag and keeps every other key", async () => {
     const before = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
-    const r = await install(["--root", root, "--download-budget", "32MB", "--no-start"], { DOCKER_COMPOSE: compose });
+    const r = await install(["--root", root, "--download-budget", "32MB", "--no-start"], { DOCKER_COMPOSE: h.compose });
     expect(r.status).toBe(0);
     const after = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
     expect(after).toBe(before.replace("DOWNLOAD_BUDGET=16MB", "DOWNLOAD_BUDGET=32MB"));
@@ -247,7 +234,7 @@ describe("install.sh --root", () => {
     const dead = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
     const port = dead.port;
     dead.stop(true);
-    const r = await install(["--root", root, "--http-port", String(port)], { SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose, HEALTH_TIMEOUT: "1" });
+    const r = await install(["--root", root, "--http-port", String(port)], { SYSTEMCTL: h.systemctl, DOCKER_COMPOSE: h.compose, HEALTH_TIMEOUT: "1" });
     expect(r.status).toBe(4);
     expect(r.stderr).toContain(`no healthy answer from http://127.0.0.1:${port}/healthz`);
     expect(r.stderr).toContain("journalctl -u docket.service");
@@ -296,7 +283,7 @@ describe("install.sh input checks", () => {
     expect(none.status).toBe(1);
     expect(none.stderr).toContain("no bot token");
     const token = fakeToken();
-    const tokenFile = join(work, "token");
+    const tokenFile = join(h.work, "token");
     writeFileSync(tokenFile, `${token}\n`, { mode: 0o600 });
     const r = await install(["--root", root, "--no-start", "--token-file", tokenFile, "--download-budget", "16MB"]);
     expect(r.status).toBe(0);
@@ -311,7 +298,7 @@ describe("install.sh input checks", () => {
     expect(envText).toContain("\nALLOWED_USER_IDS=\n");
     expect(envText).toContain('\nBACKUP_ARGS=""\n');
     expect(r.stderr).toContain("ALLOWED_USER_IDS is empty, so EVERY Telegram user can use this bot");
-    const edited = join(work, "docket.env.sh");
+    const edited = join(h.work, "docket.env.sh");
     writeFileSync(edited, envText.replace('BACKUP_ARGS=""', 'BACKUP_ARGS="--with-results --keep 14"'));
     const sourced = runCmd(["sh", "-c", '. "$1" && printf "%s|%s" "$BACKUP_ARGS" "$ALLOWED_USER_IDS"', "sh", edited]);
     expect(sourced.stderr).toBe("");
@@ -333,7 +320,7 @@ describe("install.sh input checks", () => {
 
 describe("install.sh newcomer walkthrough fixes", () => {
   it.each(["install.sh", "disk-layout.sh"])("%s --root with a missing directory names it in one clear line (item 11)", (name) => {
-    const missing = join(work, "no-such-root");
+    const missing = join(h.work, "no-such-root");
     const r = runCmd(["bash", `scripts/${name}`, "--dry-run", "--root", missing]);
     expect(r.status).toBe(1);
     expect(r.stderr).toBe(`error: --root ${missing} does not exist (create the directory first)\n`);
@@ -401,45 +388,23 @@ describe("install.sh newcomer walkthrough fixes", () => {
   });
 });
 
-describe("install.sh drop-ins", () => {
-  it("joins the group that already holds gid 101 and records a non-default data dir", async () => {
-    const root = testTempDir("dropins");
-    runCmd(["mkdir", "-p", join(root, "etc")]);
-    writeFileSync(join(root, "etc/group"), "root:x:0:\n_ssh:x:101:\n");
-    const r = await install(["--root", root, "--no-start", "--mode", "local", "--api-id", "1", "--data-dir", "/srv/docket", "--download-budget", "16MB"], {
-      BOT_TOKEN: fakeToken(),
-      TELEGRAM_API_HASH: API_HASH,
-    });
-    expect(r.status).toBe(0);
-    expect(r.stderr).toContain("gid 101 already belongs to group '_ssh'");
-    const unitDir = join(root, "etc/systemd/system");
-    for (const u of ["docket.service", "docket-janitor.service"]) {
-      expect(readFileSync(join(unitDir, `${u}.d/10-botapi-group.conf`), "utf8")).toMatch(/^SupplementaryGroups=\nSupplementaryGroups=_ssh\n/m);
-      expect(readFileSync(join(unitDir, `${u}.d/20-data-dir.conf`), "utf8")).toContain(
-        "ReadWritePaths=\nReadWritePaths=/srv/docket/db /srv/docket/downloads /srv/docket/work /srv/docket/results\n",
-      );
-    }
-    expect(readFileSync(join(unitDir, "docket-backup.service.d/20-data-dir.conf"), "utf8")).toContain("ReadWritePaths=/srv/docket/db /srv/docket/backups\n");
-    expect(readFileSync(join(root, "etc/docket/docket.env"), "utf8")).toContain("DATA_DIR=/srv/docket\n");
-    expect(modeOf(join(root, "srv/docket/db"))).toBe("750");
-    // The installed units with their drop-ins still verify (systemd.test.ts covers a missing tool).
-    if (toolPath("systemd-analyze")) {
-      prepareVerifyRoot(root);
-      const v = runCmd(["systemd-analyze", "verify", `--root=${root}`, "docket.service", "docket-janitor.service", "docket-backup.service"]);
-      expect(v.stderr + v.stdout).toBe("");
-      expect(v.status).toBe(0);
-    }
-  });
-});
+
 
 describe("disk-layout.sh", () => {
   it("reads DATA_DIR, mode and budget from the env file and is idempotent", () => {
     const root = testTempDir("layout");
     runCmd(["mkdir", "-p", join(root, "etc/docket")]);
     writeFileSync(join(root, "etc/docket/docket.env"), "DATA_DIR=/srv/docket\nBOT_API_MODE=cloud\nDOWNLOAD_BUDGET=512MB\n");
+    // Without the accounts (install.sh creates them) it stops and says so.
+    const none = runCmd(["bash", "scripts/disk-layout.sh", "--root", root]);
+    expect(none.status).toBe(1);
+    expect(none.stderr).toContain("user docket does not exist: scripts/install.sh creates it");
+    writeFileSync(join(root, "etc/passwd"), "docket:x:990:990::/srv/docket:/usr/sbin/nologin\n");
+    writeFileSync(join(root, "etc/group"), "docket:x:990:\n");
     const r1 = runCmd(["bash", "scripts/disk-layout.sh", "--root", root]);
     expect(r1.status).toBe(0);
-    expect(r1.stderr).toContain("budget 512.0 MiB (512MB)");
+    expect(r1.stderr).toContain("/srv/docket: needs 512.0 MiB free (budget 512.0 MiB, 512MB)");
+    expect([statSync(join(root, "srv/docket/db")).uid, statSync(join(root, "srv/docket/db")).gid]).toEqual([990, 990]);
     for (const d of ["db", "downloads", "work", "results", "backups"]) expect(modeOf(join(root, "srv/docket", d))).toBe("750");
     expect(existsSync(join(root, "var/lib/docket/bot-api"))).toBe(false);
     const snap = snapshotTree(root);
@@ -452,236 +417,13 @@ describe("disk-layout.sh", () => {
   });
 
   it("rejects a budget that is not a size", () => {
-    const r = runCmd(["bash", "scripts/disk-layout.sh", "--dry-run", "--root", work, "--budget", "lots"]);
+    const r = runCmd(["bash", "scripts/disk-layout.sh", "--dry-run", "--root", h.work, "--budget", "lots"]);
     expect(r.status).toBe(1);
     expect(r.stderr).toContain("is not a size");
   });
 });
 
-/** Whether the compose renders below run (a missing client prints its skip line once; CI fails). */
+/** Whether the compose renders run (a missing client prints its skip line once; CI fails). */
 const haveCompose = toolReady("compose");
 
-/**
- * Render the project of one recorded compose call with the real client (`config`, against the
- * root's /etc/docket) and expect exactly `services`. Without a client this check is skipped.
- */
-function expectComposeServices(line: string, root: string, services: string[]): void {
-  const client = composeClient();
-  if (!haveCompose || !client) return;
-  const cfg = composeConfigOf(client, line, join(root, "etc/docket"));
-  expect(cfg.stderr).not.toMatch(/ERROR|bot-api\.env/);
-  expect(cfg.status).toBe(0);
-  expect(Object.keys((Bun.YAML.parse(cfg.stdout) as { services: object }).services).sort()).toEqual(services);
-}
 
-/** A fresh throwaway root with the default TLS files, removed when the test finishes. */
-function tlsRoot(prefix: string): string {
-  const root = testTempDir(prefix);
-  placeTls(root);
-  return root;
-}
-
-/** Recorded compose calls (lines starting with "compose "), after clearing the log. */
-const composeCalls = () => readFileSync(recLog, "utf8").split("\n").filter((l) => l.startsWith("compose "));
-
-describe("install.sh webhook mode (audit of issue 6: gaps 1, 4, 5, 11)", () => {
-  it("cloud + webhook on a fresh host: Docker is installed, compose gets compose/webhook.yml alone and renders without bot-api.env", async () => {
-    const root = tlsRoot("cloudhook");
-    writeFileSync(recLog, "");
-    const apt = makeRecorder(work, "apt-get", recLog);
-    const r = await install(["--root", root, "--webhook-url", HOOK_URL, "--no-start", "--download-budget", "16MB"], {
-      BOT_TOKEN: fakeToken(), DOCKER_COMPOSE: compose, APT_GET: apt, SYSTEMCTL: systemctl,
-    });
-    expect(r.stderr).toContain("==> step 12: next steps");
-    expect(r.status).toBe(0);
-    // Docker: installed by apt (docker.io) unless this machine already has it.
-    if (Bun.which("docker")) expect(r.stderr).toContain("= docker present");
-    else expect(readFileSync(recLog, "utf8")).toContain("install -y -qq --no-install-recommends docker.io");
-    expect(readFileSync(recLog, "utf8")).toContain("systemctl enable --now docker.service");
-    const calls = composeCalls();
-    expect(calls).toEqual([`compose -p docket -f ${root}/opt/docket/current/compose/webhook.yml --env-file ${root}/etc/docket/compose.env up -d nginx`]);
-    expect(existsSync(join(root, "etc/docket/bot-api.env"))).toBe(false);
-    expectComposeServices(calls[0]!, root, ["nginx"]);
-  });
-
-  it("cloud without a webhook installs no Docker and runs no compose", async () => {
-    const root = testTempDir("cloudpoll");
-    writeFileSync(recLog, "");
-    const apt = makeRecorder(work, "apt-get", recLog);
-    const r = await install(["--root", root, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken(), DOCKER_COMPOSE: compose, APT_GET: apt });
-    expect(r.status).toBe(0);
-    const log = readFileSync(recLog, "utf8");
-    expect(log).toContain("install -y -qq --no-install-recommends ca-certificates curl sqlite3 openssl");
-    expect(log).not.toContain("docker");
-    expect(composeCalls()).toEqual([]);
-  });
-
-  it("local mode alone renders with the real compose client (bot-api only)", async () => {
-    const root = testTempDir("localonly");
-    writeFileSync(recLog, "");
-    const r = await install(["--root", root, "--no-start", "--mode", "local", "--api-id", "7", "--download-budget", "16MB"], {
-      BOT_TOKEN: fakeToken(), TELEGRAM_API_HASH: API_HASH, DOCKER_COMPOSE: compose,
-    });
-    expect(r.status).toBe(0);
-    const calls = composeCalls();
-    expect(calls.map((l) => l.split(" --env-file ")[0])).toEqual([
-      `compose -p docket -f ${root}/opt/docket/current/compose/docker-compose.yml`,
-      `compose -p docket -f ${root}/opt/docket/current/compose/docker-compose.yml`,
-    ]);
-    expectComposeServices(calls[1]!, root, ["bot-api"]);
-  });
-
-  it("derives WEBHOOK_PATH and the nginx path from --webhook-url", async () => {
-    const root = tlsRoot("hookpath");
-    const r = await install(["--root", root, "--webhook-url", "https://x.example.com/tg/hook", "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
-    expect(r.status).toBe(0);
-    const env = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
-    expect(env).toContain("WEBHOOK_URL=https://x.example.com/tg/hook\n");
-    expect(env).toContain("WEBHOOK_PATH=/tg/hook\n");
-    expect(env).not.toContain("/telegram/webhook");
-    const conf = readFileSync(join(root, "etc/docket/nginx/webhook.conf"), "utf8");
-    expect(conf).toContain('map $uri $docket_webhook_path {\n    default 0;\n    "~^/tg/hook$" 1;\n}');
-    expect(conf).not.toContain("/telegram/webhook");
-  });
-
-  it.each([
-    ["http://bot.example.org/hook", "must look like"],
-    ["https://bot.example.org:8443/hook", "must look like"],
-    ["https://bot.example.org/hook?x=1", "must look like"],
-    ["https://bot.example.org/", "needs a path"],
-  ])("refuses --webhook-url %s before writing anything", async (url, msg) => {
-    const root = tlsRoot("badurl");
-    const r = await install(["--root", root, "--webhook-url", url, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain(msg);
-    expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
-  });
-
-  it("--webhook without a URL fails clearly and writes nothing", async () => {
-    const root = tlsRoot("nourl");
-    const r = await install(["--root", root, "--webhook", "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken(), DOCKER_COMPOSE: compose });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain("--webhook needs --webhook-url");
-    expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
-  });
-
-  it("missing TLS files stop the install before anything is written", async () => {
-    const root = testTempDir("notls");
-    const r = await install(["--root", root, "--webhook-url", HOOK_URL, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken(), DOCKER_COMPOSE: compose });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain("TLS file /etc/docket/tls/fullchain.pem is missing or empty");
-    expect(r.stderr).toContain("--tls-cert");
-    expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
-    // Given paths are checked too (here: the key is missing).
-    mkdirSync(join(root, "srv/tls"), { recursive: true });
-    writeFileSync(join(root, "srv/tls/cert.pem"), "x");
-    const r2 = await install(["--root", root, "--webhook-url", HOOK_URL, "--tls-cert", "/srv/tls/cert.pem", "--tls-key", "/srv/tls/key.pem", "--no-start", "--download-budget", "16MB"], {
-      BOT_TOKEN: fakeToken(),
-    });
-    expect(r2.status).toBe(1);
-    expect(r2.stderr).toContain("TLS file /srv/tls/key.pem is missing or empty");
-  });
-
-  it("--no-webhook goes back to long polling: WEBHOOK_* keys and the nginx include removed, nginx removed", async () => {
-    const root = tlsRoot("nohook");
-    const first = await install(["--root", root, "--webhook-url", HOOK_URL, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
-    expect(first.status).toBe(0);
-    // A plain re-run keeps webhook mode (the URL is in docket.env).
-    const again = await install(["--root", root, "--no-start"], {});
-    expect(again.status).toBe(0);
-    expect(again.stderr).toContain("webhook on");
-    writeFileSync(recLog, "");
-    const r = await install(["--root", root, "--no-webhook", "--no-start"], { DOCKER_COMPOSE: compose });
-    expect(r.status).toBe(0);
-    const env = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
-    expect(env).not.toMatch(/^WEBHOOK_/m);
-    expect(env).toMatch(/^BOT_TOKEN=/m);
-    expect(existsSync(join(root, "etc/docket/nginx/webhook.conf"))).toBe(false);
-    expect(composeCalls()).toEqual([`compose -p docket -f ${root}/opt/docket/current/compose/webhook.yml --env-file ${root}/etc/docket/compose.env rm -s -f nginx`]);
-    // And it stays off on the next run.
-    const after = await install(["--root", root, "--no-start"], {});
-    expect(after.stderr).toContain("webhook off");
-    expect((await install(["--root", root, "--no-webhook", "--webhook", "--no-start"], {})).status).toBe(1);
-  });
-});
-
-describe("install.sh release contents (audit gap 3)", () => {
-  it("ships .env.example but never a .env file of the source tree", async () => {
-    const src = testTempDir("src");
-    const root = testTempDir("envship");
-    for (const d of ["scripts", "systemd", "compose"]) cpSync(join(repoRoot, d), join(src, d), { recursive: true });
-    cpSync(join(repoRoot, "package.json"), join(src, "package.json"));
-    writeFileSync(join(src, ".env.example"), "BOT_TOKEN=\n");
-    writeFileSync(join(src, ".env"), "ALLOWED_USER_IDS=1\n");
-    writeFileSync(join(src, ".env.local"), "LOG_LEVEL=trace\n");
-    mkdirSync(join(src, "bot"));
-    writeFileSync(join(src, "bot/.env"), "X=1\n");
-    const r = await runCmdAsync(["bash", join(src, "scripts/install.sh"), "--non-interactive", "--root", root, "--no-start", "--download-budget", "16MB"], {
-      env: { BOT_TOKEN: fakeToken() },
-    });
-    expect(r.status).toBe(0);
-    const rel = join(root, "opt/docket/current");
-    expect(existsSync(join(rel, ".env.example"))).toBe(true);
-    expect(existsSync(join(rel, "package.json"))).toBe(true);
-    for (const f of [".env", ".env.local", "bot/.env"]) expect(existsSync(join(rel, f)), f).toBe(false);
-  });
-});
-
-describe("install.sh mode change of an installed bot (audit gap 8)", () => {
-  it("keeps the old mode in docket.env, starts the new server, then hands the move to `docket mode` (no restart, no logOut of its own)", async () => {
-    const root = testTempDir("switch");
-    const first = await install(["--root", root, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
-    expect(first.status).toBe(0);
-    writeFileSync(recLog, "");
-    const cli = makeRecorder(work, "docket", recLog);
-    const r = await install(["--root", root, "--mode", "local", "--api-id", "9", "--logout-cloud", "--http-port", String(health!.port)], {
-      TELEGRAM_API_HASH: API_HASH, SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose, DOCKET_CLI: cli, HEALTH_TIMEOUT: "1",
-    });
-    expect(r.stderr).toContain("mode change cloud -> local");
-    expect(r.status).toBe(0);
-    const env = readFileSync(join(root, "etc/docket/docket.env"), "utf8");
-    // `docket mode` (a recorder here) rewrites these two keys only once the new server answered.
-    expect(env).toContain("BOT_API_MODE=cloud\n");
-    expect(env).toContain("BOT_API_ROOT=https://api.telegram.org\n");
-    expect(env).toContain("LOCAL_BOT_API_DIR=/var/lib/docket/bot-api\n");
-    expect(r.stderr).toContain("logOut on api.telegram.org is done by `docket mode local` (step 10), after the service stopped");
-    expect(r.stderr).not.toContain("skipped: logOut on api.telegram.org");
-    const calls = readFileSync(recLog, "utf8").trim().split("\n").map((l) => l.replace(/ --env-file \S+/, "").replace(/ -f \S+/g, ""));
-    expect(calls).toEqual([
-      "compose -p docket pull bot-api",
-      "compose -p docket up -d bot-api",
-      "systemctl daemon-reload",
-      "systemctl enable docket.service docket-janitor.timer docket-backup.timer",
-      `docket mode local --env ${root}/etc/docket/docket.env --api-root http://127.0.0.1:8081`,
-      "systemctl start docket-janitor.timer docket-backup.timer",
-    ]);
-  });
-
-  it("local → cloud is handed to `docket mode cloud` as well (it closes on the local server)", async () => {
-    const root = testTempDir("switchback");
-    const first = await install(["--root", root, "--no-start", "--mode", "local", "--api-id", "9", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken(), TELEGRAM_API_HASH: API_HASH });
-    expect(first.status).toBe(0);
-    writeFileSync(recLog, "");
-    const cli = makeRecorder(work, "docket", recLog);
-    const r = await install(["--root", root, "--mode", "cloud", "--http-port", String(health!.port)], { SYSTEMCTL: systemctl, DOCKER_COMPOSE: compose, DOCKET_CLI: cli });
-    expect(r.status).toBe(0);
-    expect(readFileSync(join(root, "etc/docket/docket.env"), "utf8")).toContain("BOT_API_MODE=local\n");
-    const calls = readFileSync(recLog, "utf8").trim().split("\n");
-    expect(calls).toContain(`docket mode cloud --env ${root}/etc/docket/docket.env --api-root https://api.telegram.org`);
-    expect(calls).not.toContain("systemctl restart docket.service");
-    expect(calls.filter((l) => l.startsWith("compose "))).toEqual([]);
-    expect(r.stderr).toContain("The local Bot API server still runs");
-    // The stop command printed is the compose client install.sh used (newcomer item 2).
-    expect(r.stderr).toContain(`need it: ${compose} -p docket -f /opt/docket/current/compose/docker-compose.yml`);
-  });
-
-  it("refuses a mode change with --no-start before changing anything", async () => {
-    const root = testTempDir("switchnostart");
-    expect((await install(["--root", root, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() })).status).toBe(0);
-    const before = snapshotTree(root);
-    const r = await install(["--root", root, "--mode", "local", "--api-id", "9", "--no-start"], { TELEGRAM_API_HASH: API_HASH });
-    expect(r.status).toBe(1);
-    expect(r.stderr).toContain("--no-start cannot change the Bot API mode");
-    expect(snapshotTree(root)).toEqual(before);
-  });
-});

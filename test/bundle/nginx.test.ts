@@ -2,15 +2,16 @@
  * compose/nginx/docket.conf: `nginx -t` with dummy certificates, then a live nginx on
  * 127.0.0.1 in front of a Bun.serve standing in for the bot's webhook listener.
  *
- * The webhook include (secret map, webhook-path map, upstream) is the one scripts/install.sh
- * generates, taken from an install into a throwaway root with --webhook-url …/tg/hook: nginx
- * must serve exactly the path of WEBHOOK_URL (audit of issue 6, gap 4). The live run changes one line of a copy of
+ * The webhook include (secret map, webhook-path map, upstream) and the certificate are the ones
+ * scripts/install.sh writes into /etc/docket/nginx of a throwaway root with --webhook-url
+ * …/tg/hook, seen at conf.d/ of nginx's prefix as the container sees that directory: nginx must
+ * serve exactly the path of WEBHOOK_URL (audit of issue 6, gap 4). The live run changes one line of a copy of
  * docket.conf: `listen 443` becomes a free 127.0.0.1 port (binding :443 needs the real host).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { fakeToken, makeTempDir, removeDir, repoRoot, runCmd, runCmdAsync, testTempDir } from "./helpers";
+import { fakeToken, makeTempDir, removeDir, repoRoot, runCmd, runCmdAsync, testTempDir, writeSelfSignedTls } from "./helpers";
 import { toolReady } from "../support/tools";
 
 const ready = toolReady("nginx") && toolReady("openssl");
@@ -60,9 +61,9 @@ function mainConf(conf: string): string {
 }
 
 beforeAll(async () => {
+  if (!ready) return;
   dir = makeTempDir("nginx");
   mkdirSync(join(dir, "tmp"), { recursive: true });
-  mkdirSync(join(dir, "docket/tls"), { recursive: true });
   upstream = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
@@ -71,29 +72,21 @@ beforeAll(async () => {
       return new Response("", { status: 200 });
     },
   });
-  // The include as install.sh writes it (webhook on, upstream = our Bun.serve).
+  // The nginx directory as install.sh writes it (webhook on, upstream = our Bun.serve), seen at
+  // conf.d of the prefix as the container sees it (a directory mount at /etc/nginx/conf.d).
   const root = join(dir, "root");
-  mkdirSync(join(root, "etc/docket/tls"), { recursive: true });
-  writeFileSync(join(root, "etc/docket/tls/fullchain.pem"), "cert");
-  writeFileSync(join(root, "etc/docket/tls/privkey.pem"), "key");
+  writeSelfSignedTls(join(root, "etc/docket/tls/fullchain.pem"), join(root, "etc/docket/tls/privkey.pem"), "docket.test");
   const r = runCmd(
     ["bash", "scripts/install.sh", "--root", root, "--webhook-url", `https://bot.example.org${HOOK_PATH}`, "--webhook-port", String(upstream.port), "--no-start", "--non-interactive", "--download-budget", "16MB"],
     { env: { BOT_TOKEN: fakeToken() } },
   );
   if (r.status !== 0) throw new Error(`install.sh failed: ${r.stderr}`);
-  writeFileSync(join(dir, "docket/webhook.conf"), readFileSync(join(root, "etc/docket/nginx/webhook.conf")));
+  symlinkSync(join(root, "etc/docket/nginx"), join(dir, "conf.d"));
   secret = /^WEBHOOK_SECRET=(.+)$/m.exec(readFileSync(join(root, "etc/docket/docket.env"), "utf8"))![1]!;
-  if (ready) {
-    const o = runCmd([
-      "openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=docket.test",
-      "-keyout", join(dir, "docket/tls/privkey.pem"), "-out", join(dir, "docket/tls/fullchain.pem"),
-    ]);
-    if (o.status !== 0) throw new Error(`openssl failed: ${o.stderr}`);
-  }
 });
 afterAll(() => {
   upstream?.stop(true);
-  removeDir(dir);
+  if (dir) removeDir(dir);
 });
 
 describe.skipIf(!ready)("nginx docket.conf", () => {
@@ -114,7 +107,7 @@ describe.skipIf(!ready)("nginx docket.conf", () => {
     mkdirSync(join(empty, "tmp"));
     const r = nginxToFiles(["-t", "-e", join(empty, "error.log"), "-p", `${empty}/`, "-c", join(empty, "nginx.conf")], "t-empty");
     expect(r.status).not.toBe(0);
-    expect(r.out).toContain("webhook.conf");
+    expect(r.out).toContain("webhook.inc");
   });
 
   it("serves only POST to the WEBHOOK_URL path with the right secret, and masks tokens in its log", async () => {

@@ -34,9 +34,17 @@ describe.skipIf(!ready)("shellcheck", () => {
   it("finds the bundle's scripts", () => {
     expect(scripts.map((p) => relative(repoRoot, p))).toEqual([
       "scripts/backup.sh",
+      "scripts/certbot-deploy-hook.sh",
+      "scripts/container.sh",
       "scripts/disk-layout.sh",
       "scripts/install.sh",
+      "scripts/lib/accounts.sh",
       "scripts/lib/common.sh",
+      "scripts/lib/containers.sh",
+      "scripts/lib/preflight.sh",
+      "scripts/lib/services.sh",
+      "scripts/lib/units.sh",
+      "scripts/lib/webhook.sh",
       "scripts/restore.sh",
       "scripts/test-tools.sh",
       ".ci/run",

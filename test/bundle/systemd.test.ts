@@ -68,9 +68,11 @@ describe.skipIf(!ready)("systemd-analyze verify", () => {
     expect(unitNames).toEqual([
       "docket-backup.service",
       "docket-backup.timer",
+      "docket-bot-api.service",
       "docket-failure@.service",
       "docket-janitor.service",
       "docket-janitor.timer",
+      "docket-nginx.service",
       "docket.service",
     ]);
     const r = runCmd(["systemd-analyze", "verify", `--root=${root}`, ...unitNames]);
@@ -159,6 +161,32 @@ describe("unit directives", () => {
     expect(get("docket-janitor.timer", "Timer", "OnCalendar")).toBe("hourly");
     expect(get("docket-backup.timer", "Timer", "Persistent")).toBe("true");
     expect(get("docket-backup.timer", "Install", "WantedBy")).toBe("timers.target");
+  });
+
+  it("the containers run under systemd: healthy before the bot starts, their failures reach the same hook (issue 9 item 8)", () => {
+    for (const [u, svc] of [["docket-bot-api.service", "bot-api"], ["docket-nginx.service", "nginx"]] as const) {
+      const unit = {
+        Requires: "docker.service",
+        Before: "docket.service",
+        OnFailure: "docket-failure@%n.service",
+        StartLimitBurst: "5",
+      };
+      expect(pick(u, "Unit", unit)).toEqual(unit);
+      const service = {
+        ExecStartPre: `/opt/docket/current/scripts/container.sh start ${svc}`,
+        ExecStart: `/opt/docket/current/scripts/container.sh watch ${svc}`,
+        ExecStop: `/opt/docket/current/scripts/container.sh stop ${svc}`,
+        Restart: "on-failure",
+      };
+      expect(pick(u, "Service", service)).toEqual(service);
+      // Enabled means: starting the bot starts it (install.sh enables it in its mode only).
+      expect(get(u, "Install", "WantedBy")).toBe("docket.service");
+    }
+    expect(get("docket-nginx.service", "Service", "ExecReload")).toBe("/opt/docket/current/scripts/container.sh reload nginx");
+    // The bot is ordered after both, so it starts once the server is healthy (the unit is active only then).
+    expect(get("docket.service", "Unit", "After")!.split(/\s+/)).toEqual(expect.arrayContaining(["docket-bot-api.service", "docket-nginx.service"]));
+    // A container's failure never stops the bot: no Requires=/BindsTo= on them.
+    expect([get("docket.service", "Unit", "Requires"), get("docket.service", "Unit", "BindsTo")]).toEqual([undefined, undefined]);
   });
 
   it("the failure unit runs the operator hook only when it exists", () => {
