@@ -31,7 +31,7 @@ export async function processFile(inputPath: string, options: ProcessorOptions):
     if (declaredAsPdf(options.declaredName, options.declaredMime)) throw new ProcessingError("not_pdf", params, detail);
     throw new ProcessingError("unsupported_type", params, detail);
   }
-  const result = await processor(inputPath, options);
+  const result = await processor(inputPath, options, detection);
   return {
     outputs: result.outputs,
     facts: {

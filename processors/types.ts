@@ -85,8 +85,11 @@ export interface ProcessorResult {
   readonly facts: Facts;
 }
 
-/** A processor: pure function of its input file and options. */
-export type Processor = (inputPath: string, options: ProcessorOptions) => Promise<ProcessorResult>;
+/**
+ * A processor: pure function of its input file and options. `detection` is processFile's content
+ * detection of the same file, so a processor need not read it again.
+ */
+export type Processor = (inputPath: string, options: ProcessorOptions, detection?: Detection) => Promise<ProcessorResult>;
 
 /**
  * A refusal with a reason code; the job ends `failed` and the chat gets the

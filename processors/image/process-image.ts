@@ -12,12 +12,19 @@
  * - a PNG/GIF/WebP without its end marker is `truncated` (complete.ts);
  * - palette → lossless WebP (exact pixels), alpha → WebP with alpha kept, everything else →
  *   JPEG (issue 5 §4: "output WebP or JPEG"); longest side ≤ maxOutputSide.
+ *
+ * One decode per image (issue 12): the header read and the completeness check read no pixels;
+ * the pixels are decoded once, by the output pipeline (decode → orient → resize → encode), with
+ * libvips's shrink-on-load (JPEG at 1/2, 1/4, 1/8 and WebP at any scale while decoding) where the
+ * output is at least 2× smaller. The JPEG encoder is libjpeg-turbo: mozjpeg's trellis
+ * quantisation took 5–10× the decode time (docs/benchmarks.md "Image phases"). An APNG's frames
+ * are composed once and resized as raw pixels, never encoded and decoded again.
  */
 import sharp, { type Metadata, type OutputInfo, type Sharp } from "sharp";
 import { join } from "node:path";
 import { detectFile } from "../detect.ts";
 import { outputFile } from "../naming.ts";
-import { ProcessingError, type Facts, type ProcessorOptions, type ProcessorResult } from "../types.ts";
+import { ProcessingError, type Detection, type Facts, type ProcessorOptions, type ProcessorResult } from "../types.ts";
 import { composeApng, parseApng } from "./apng.ts";
 import { decodeBmp, readBmpHeader } from "./bmp.ts";
 import { isCutShort } from "./complete.ts";
@@ -85,17 +92,49 @@ async function readHeader(input: string, ctx: ImageContext): Promise<Metadata> {
   }
 }
 
+/** Size of an image fitted inside `maxSide` × `maxSide`, never enlarged (sharp's `fit: "inside"` rounding). */
+export function fitInside(width: number, height: number, maxSide: number): { width: number; height: number } {
+  if (width <= maxSide && height <= maxSide) return { width, height };
+  return width >= height
+    ? { width: maxSide, height: Math.max(1, Math.round((height * maxSide) / width)) }
+    : { width: Math.max(1, Math.round((width * maxSide) / height)), height: maxSide };
+}
+
+/**
+ * An APNG's composed frames (RGBA, stacked) as the output pipeline's input, each frame resized to
+ * fit `maxSide` as raw pixels: sharp's resize drops the page height of raw input, so frames are
+ * resized one by one and the pipeline itself does not resize. No encode and decode in between.
+ */
+async function apngInput(frames: Buffer, width: number, height: number, count: number, maxSide: number, limit: number): Promise<Sharp> {
+  const out = fitInside(width, height, maxSide);
+  let data = frames;
+  if (out.width !== width || out.height !== height) {
+    const size = width * height * 4;
+    const resized = await Promise.all(
+      Array.from({ length: count }, (_, i) =>
+        sharp(frames.subarray(i * size, (i + 1) * size), { raw: { width, height, channels: 4 }, limitInputPixels: limit })
+          .resize(out.width, out.height, { fit: "fill" })
+          .raw()
+          .toBuffer(),
+      ),
+    );
+    data = Buffer.concat(resized);
+  }
+  return sharp(data, { raw: { width: out.width, height: out.height * count, channels: 4, pageHeight: out.height }, limitInputPixels: limit });
+}
+
 /**
  * Process an image file.
  * @param inputPath the source image
  * @param options maxInputPixels (pixel limit), maxOutputSide (px), maxFrames (frames) and workDir
+ * @param detected what processFile's content detection found (read again when not given)
  * @throws ProcessingError `too_many_pixels` ({width, height, megapixels, limit} — MP),
  *   `truncated` (also a PNG/GIF/WebP without its end marker) / `corrupt` ({ext, label,
  *   size "W×H" or "none"}), `unsupported_type`
  *   (HEIC/HEVC that this libvips cannot decode)
  */
-export async function processImage(inputPath: string, options: ProcessorOptions): Promise<ProcessorResult> {
-  const detection = await detectFile(inputPath);
+export async function processImage(inputPath: string, options: ProcessorOptions, detected?: Detection): Promise<ProcessorResult> {
+  const detection = detected ?? (await detectFile(inputPath));
   const ctx0: ImageContext = { ext: detection.ext, label: detection.label };
   let pipeline: Sharp;
   let meta: Metadata;
@@ -104,6 +143,8 @@ export async function processImage(inputPath: string, options: ProcessorOptions)
   let orientation: number | undefined;
   let storedWidth: number;
   let frameHeight: number;
+  /** The input is already at its output size (APNG frames): the pipeline must not resize again. */
+  let resized = false;
   const maxFrames = options.maxFrames ?? DEFAULT_MAX_FRAMES;
 
   if (await isCutShort(inputPath, detection.ext)) {
@@ -140,11 +181,8 @@ export async function processImage(inputPath: string, options: ProcessorOptions)
         throw sharpFailure(err, { ...ctx0, width: storedWidth, height: frameHeight });
       }
       meta = { ...meta, hasAlpha: true, isPalette: false, delay: apng.frames.map((f) => f.delayMs), loop: apng.plays };
-      // Through a lossless animated WebP: sharp's resize drops the page height of raw input, but
-      // keeps the frames of an animated image it loaded (the GIF/WebP path below).
-      const raw = { width: apng.width, height: apng.height * frames, channels: 4 as const, pageHeight: apng.height };
-      const anim = await sharp(data, { raw, limitInputPixels: options.maxInputPixels }).webp({ lossless: true, effort: 0, loop: meta.loop, delay: meta.delay }).toBuffer();
-      pipeline = sharp(anim, { limitInputPixels: options.maxInputPixels, animated: true });
+      pipeline = await apngInput(data, apng.width, apng.height, frames, options.maxOutputSide, options.maxInputPixels);
+      resized = true;
     } else {
       pipeline = sharp(inputPath, { limitInputPixels: options.maxInputPixels, animated, failOn: "error" });
     }
@@ -153,12 +191,11 @@ export async function processImage(inputPath: string, options: ProcessorOptions)
   const shown = displayedSize(storedWidth, frameHeight, orientation);
   const ctx: ImageContext = { ...ctx0, ...shown };
   const kind = chooseOutput(animated, meta);
-  pipeline = pipeline
-    .autoOrient()
-    .resize({ width: options.maxOutputSide, height: options.maxOutputSide, fit: "inside", withoutEnlargement: true })
-    .toColourspace("srgb");
+  pipeline = pipeline.autoOrient();
+  if (!resized) pipeline = pipeline.resize({ width: options.maxOutputSide, height: options.maxOutputSide, fit: "inside", withoutEnlargement: true });
+  pipeline = pipeline.toColourspace("srgb");
   const timing = animated ? { loop: meta.loop ?? 0, ...(meta.delay ? { delay: meta.delay } : {}) } : {};
-  if (kind === "jpeg") pipeline = pipeline.jpeg({ quality: QUALITY, mozjpeg: true });
+  if (kind === "jpeg") pipeline = pipeline.jpeg({ quality: QUALITY });
   else if (kind === "webp-lossless") pipeline = pipeline.webp({ lossless: true, effort: 4, ...timing });
   else pipeline = pipeline.webp({ quality: QUALITY, alphaQuality: 100, ...timing });
 

@@ -78,6 +78,38 @@ export async function renderPage(pdf: OpenPdf, pageNumber: number, size: RenderS
   }
 }
 
+/** sharp's module (default export), or null when it cannot be loaded. */
+type SharpFn = typeof import("sharp").default;
+let sharpLoad: Promise<SharpFn | null> | undefined;
+
+/**
+ * sharp, imported once by name at run time: a `bun build` bundle of the PDF processor does not
+ * carry sharp's native parts (BR-11: bundles must still render), and then Skia encodes.
+ */
+function loadSharp(): Promise<SharpFn | null> {
+  const name = "sharp";
+  sharpLoad ??= import(name).then(
+    (m: { default: SharpFn }) => m.default,
+    () => null,
+  );
+  return sharpLoad;
+}
+
+/**
+ * A rendered page as JPEG (quality {@link JPEG_QUALITY}, 4:2:0) by sharp's libjpeg-turbo from the
+ * canvas's pixels: about a third less time than Skia's own JPEG encoder at the same size
+ * (issue 12, docs/benchmarks.md); Skia's when sharp is not there. The canvas is opaque (painted
+ * white first), so its premultiplied RGBA is plain RGBA.
+ */
+async function encodeJpeg(canvas: RenderedPage["canvas"]): Promise<Uint8Array> {
+  const sharp = await loadSharp();
+  if (!sharp) return canvas.encode("jpeg", JPEG_QUALITY);
+  return sharp(canvas.data(), { raw: { width: canvas.width, height: canvas.height, channels: 4 } })
+    .removeAlpha()
+    .jpeg({ quality: JPEG_QUALITY })
+    .toBuffer();
+}
+
 /**
  * Render one page so its longest side is `maxSide` px (never above 4× the page's size in points), as JPEG.
  * @returns JPEG bytes with width/height in px and the page's image-decode warnings, or null when
@@ -92,6 +124,6 @@ export async function renderPageJpeg(
 ): Promise<{ jpeg: Uint8Array; width: number; height: number; imageWarnings: readonly string[] } | null> {
   const page = await renderPage(pdf, pageNumber, { maxSide }, budgetMs);
   if (!page) return null;
-  const jpeg = await page.canvas.encode("jpeg", JPEG_QUALITY);
+  const jpeg = await encodeJpeg(page.canvas);
   return { jpeg, width: page.width, height: page.height, imageWarnings: page.imageWarnings };
 }

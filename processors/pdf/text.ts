@@ -1,9 +1,9 @@
 /**
- * Text layer extraction with pdf.js `getTextContent`, one page at a time, each page
- * within the per-page budget; `page.cleanup()` after each page (DESIGN.md pitfalls: memory).
+ * Text layer extraction with pdf.js `getTextContent`, pages asked for ahead (read-ahead.ts), each
+ * page within the per-page budget; `page.cleanup()` after each page (DESIGN.md pitfalls: memory).
  */
-import { OVER_BUDGET, pageOverBudget, withBudget } from "../budget.ts";
 import type { OpenPdf } from "./open.ts";
+import { pageTexts } from "./read-ahead.ts";
 
 /** Text of one page from pdf.js text items (`hasEOL` marks line ends). */
 export function joinTextItems(items: readonly unknown[]): string {
@@ -36,22 +36,10 @@ export async function extractText(pdf: OpenPdf, pageBudgetMs: number, onProgress
   const pages = pdf.doc.numPages;
   const parts: string[] = [];
   let chars = 0;
-  for (let n = 1; n <= pages; n++) {
-    const page = await pdf.doc.getPage(n);
-    try {
-      const content = await withBudget(page.getTextContent(), pageBudgetMs);
-      if (content === OVER_BUDGET) {
-        // Abandoning the promise is not enough: the page would keep the CPU busy (and, in
-        // the fake worker, delay everything after it) until parsed. Stop the thread.
-        pdf.worker.stop();
-        throw pageOverBudget("text", n, pageBudgetMs);
-      }
-      const text = joinTextItems(content.items);
-      chars += text.replace(/\s+/g, "").length;
-      parts.push(`${pageSeparator(n, pages)}\n${text}\n`);
-    } finally {
-      page.cleanup();
-    }
+  for await (const { page: n, items } of pageTexts(pdf, pageBudgetMs)) {
+    const text = joinTextItems(items);
+    chars += text.replace(/\s+/g, "").length;
+    parts.push(`${pageSeparator(n, pages)}\n${text}\n`);
     onProgress?.(n, pages);
   }
   return { text: parts.join("\n"), chars };

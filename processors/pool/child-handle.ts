@@ -57,6 +57,8 @@ export interface PoolChildOptions {
   readonly entry: string;
   readonly env: Record<string, string>;
   readonly recycleRssBytes: number;
+  /** Modules the child imports before warming up (extra job types). */
+  readonly modules?: readonly string[];
   readonly startupTimeoutMs: number;
   readonly startFault?: StartFault;
   /** The child reported `idle` after a job, with its resident set (bytes). */
@@ -139,7 +141,12 @@ export class PoolChild {
       opts.onExit(this, startFailure);
     });
     void this.ready.then(() => clearTimeout(startTimer), () => undefined);
-    this.proc.send({ t: "init", recycleRssBytes: opts.recycleRssBytes, ...(opts.startFault ? { fault: opts.startFault } : {}) });
+    this.proc.send({
+      t: "init",
+      recycleRssBytes: opts.recycleRssBytes,
+      ...(opts.modules?.length ? { modules: opts.modules } : {}),
+      ...(opts.startFault ? { fault: opts.startFault } : {}),
+    });
   }
 
   /** How the process ended (`exit code N` / `signal SIGX`); meaningful once exited. */

@@ -2,7 +2,7 @@
  * Entry script of a warm pool child (processors/pool/pool.ts starts it as
  * `bun processors/pool/child-main.ts`, nothing else in argv, a minimal environment: env.ts).
  *
- * Life: wait for `init`; load and warm pdf.js (fonts, the pdf.js thread: the start-up
+ * Life: wait for `init`; import the pool's extra job modules, if any; load and warm pdf.js (fonts, the pdf.js thread: the start-up
  * self-check's own PDF is opened, read and rendered) and sharp; say `ready`. Then one `job` at a
  * time: run its handler (jobs.ts), send progress and one `done`; keep the pdf.js thread warm; if
  * the resident set is above the recycle threshold run a full GC (this thread and the pdf.js
@@ -104,6 +104,15 @@ async function start(init: Extract<ToChild, { t: "init" }>): Promise<void> {
   if (init.fault === "hang-start") return;
   if (init.fault === "exit-start") process.exit(4);
   const t0 = performance.now();
+  // Extra job types (pool option `modules`): each module registers its handlers when imported.
+  for (const m of init.modules ?? []) {
+    try {
+      await import(m);
+    } catch (err) {
+      console.error(`cannot load job module ${m}: ${err instanceof Error ? err.message : String(err)}`);
+      process.exit(5);
+    }
+  }
   // The self-check loads pdf.js and @napi-rs/canvas, starts the warm pdf.js thread and reads and
   // renders a page (fonts loaded, code paths compiled). A failure is reported, not fatal: images work.
   const pdf = await pdfEngineSelfCheck();

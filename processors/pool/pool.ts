@@ -55,6 +55,12 @@ export interface PoolOptions {
   readonly settings: PoolSettings;
   /** Extra environment for the children (e.g. `TESSDATA_PREFIX`); never secrets (env.ts). */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Absolute paths of modules every child imports before warming up; each registers its own job
+   * types with `registerJob` (jobs.ts) and declares them in `JobTypes`. For work outside the
+   * product (the bench's single steps); the product's job types live in jobs.ts.
+   */
+  readonly modules?: readonly string[];
   /** How long a child may take to become ready, ms (default 30 000). */
   readonly startupTimeoutMs?: number;
   readonly onEvent?: (event: PoolEvent) => void;
@@ -234,6 +240,7 @@ export class ProcessorPool {
       entry: CHILD_ENTRY,
       env: this.env,
       recycleRssBytes: this.settings.recycleRssBytes,
+      ...(this.opts.modules ? { modules: this.opts.modules } : {}),
       startupTimeoutMs: this.opts.startupTimeoutMs ?? STARTUP_TIMEOUT_MS,
       ...(this.opts.startFault ? { startFault: this.opts.startFault } : {}),
       onIdle: (c) => this.onIdle(c),

@@ -50,7 +50,7 @@ export type StartFault = "hang-start" | "exit-start";
 
 /** Parent → child. `init` comes first, once; then one `job` at a time. */
 export type ToChild =
-  | { readonly t: "init"; readonly recycleRssBytes: number; readonly fault?: StartFault }
+  | { readonly t: "init"; readonly recycleRssBytes: number; readonly modules?: readonly string[]; readonly fault?: StartFault }
   | { readonly t: "job"; readonly id: number; readonly type: string; readonly payload: unknown; readonly fault?: ChildFault };
 
 /** How a job ended inside the child. */

@@ -56,6 +56,18 @@ describe("gap 5: APNG is a PNG, its animation kept as animated WebP (like GIF/We
     }
   });
 
+  test("downscaled (maxOutputSide 32): frames resized as raw pixels, still 3 frames of 32×32 with their delays and colours", async () => {
+    const { facts, outputs } = await processBytes(makeApng(64, 64), "sticker.png", { maxOutputSide: 32 });
+    expect(facts).toMatchObject({ width: 64, height: 64, frames: 3, outputFormat: "webp", outputWidth: 32, outputHeight: 32 });
+    const out = readFileSync(outputs[0]!.path);
+    const meta = await sharp(out, { animated: true }).metadata();
+    expect([meta.pages, meta.pageHeight, meta.width, meta.delay]).toEqual([3, 32, 32, [200, 200, 200]]);
+    for (const [page, rgb] of [[255, 0, 0], [0, 255, 0], [0, 0, 255]].entries()) {
+      const px = await sharp(out, { page }).removeAlpha().raw().toBuffer();
+      [...px.subarray(0, 3)].forEach((v, c) => expect(Math.abs(v - rgb[c]!)).toBeLessThan(12));
+    }
+  });
+
   test("partial frames and dispose 'previous' are composed: frame 2 = red + lime square, frame 3 = red + blue corner", async () => {
     const apng = makeApng(64, 64, [[255, 0, 0], [0, 255, 0], [0, 0, 255]], 100, [null, { x: 16, y: 16, width: 16, height: 16, dispose: 2 }, { x: 0, y: 0, width: 8, height: 8 }]);
     const { facts, outputs } = await processBytes(apng, "sticker.png");

@@ -5,7 +5,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
-import { afterEach, describe, expect, test } from "vitest";
+import { afterEach, beforeAll, describe, expect, test } from "vitest";
 import { fixturesDir, haveFixtures, noteIfNoFixtures } from "./support/fixtures.ts";
 import { cleanupWorkDirs, processBytes, refused } from "./support/run.ts";
 import { bmp24, bombPng, stackedFrames } from "./support/images.ts";
@@ -47,6 +47,37 @@ describe("BR-15 truncated JPEG", () => {
     expect(err.params).toEqual({ ext: "jpg", label: "JPEG image", size: "800×600" });
     const ok = await processBytes(full, "contract_photo.jpg");
     expect(ok.facts.width).toBe(800);
+  });
+});
+
+describe("one decode with shrink-on-load (issue 12): the hostile-input rules hold when the output is smaller", () => {
+  /** A 4000×3000 noisy JPEG (noise: every block carries data, so a cut loses real pixels), plain and with EXIF orientation 6. */
+  let plain: Buffer;
+  let rotated: Buffer;
+  beforeAll(async () => {
+    const img = () => sharp({ create: { width: 4000, height: 3000, channels: 3, background: "#6080a0", noise: { type: "gaussian", mean: 120, sigma: 30 } } }).jpeg({ quality: 90 });
+    [plain, rotated] = await Promise.all([img().toBuffer(), img().withMetadata({ orientation: 6 }).toBuffer()]);
+  });
+  const photo = async (orientation?: number) => (orientation ? rotated : plain);
+
+  test("12 MP → 2560 px: one JPEG of 2560×1920, the facts keep the input's size", async () => {
+    const { facts, outputs } = await processBytes(await photo(), "IMG_2041.jpg", { maxOutputSide: 2560 });
+    expect(facts).toMatchObject({ width: 4000, height: 3000, outputFormat: "jpeg", outputWidth: 2560, outputHeight: 1920 });
+    const meta = await sharp(readFileSync(outputs[0]!.path)).metadata();
+    expect([meta.format, meta.width, meta.height, meta.orientation]).toEqual(["jpeg", 2560, 1920, undefined]);
+  });
+
+  test("cut at 90 % and decoded at 1/4 scale (800 px out): still truncated with the header size", async () => {
+    const full = await photo();
+    const err = await refused(processBytes(full.subarray(0, Math.floor(full.length * 0.9)), "IMG_2042.jpg", { maxOutputSide: 800 }));
+    expect([err.reason, err.params]).toEqual(["truncated", { ext: "jpg", label: "JPEG image", size: "4000×3000" }]);
+  });
+
+  test("EXIF orientation 6 with a shrunk decode: portrait 600×800 out of the 4000×3000 stored pixels", async () => {
+    const { facts, outputs } = await processBytes(await photo(6), "IMG_2043.jpg", { maxOutputSide: 800 });
+    expect(facts).toMatchObject({ width: 3000, height: 4000, exifOrientation: 6, outputWidth: 600, outputHeight: 800 });
+    const meta = await sharp(readFileSync(outputs[0]!.path)).metadata();
+    expect([meta.width, meta.height, meta.orientation]).toEqual([600, 800, undefined]);
   });
 });
 

@@ -42,6 +42,23 @@ describe("PDF outputs and facts", () => {
     expect(st.channels[0]!.min).toBeLessThan(100); // … with dark text drawn on it
   });
 
+  test("the preview's colours come out as drawn: a red and a blue square on white (RGBA pixels to JPEG, channel order kept)", async () => {
+    // A4 (595×842 pt), preview 2000 px tall: 2000 / 842 px per pt. PDF y grows upwards.
+    const squares = "1 0 0 rg 100 100 200 200 re f 0 0 1 rg 300 500 200 200 re f";
+    const r = await processBytes(makePdf({ pages: [["Colours"]], contents: [squares] }), "colours.pdf");
+    const preview = sharp(readFileSync(r.outputs.find((o) => o.fileName.endsWith("-page1.jpg"))!.path));
+    const { data, info } = await preview.raw().toBuffer({ resolveWithObject: true });
+    const at = (xPt: number, yPt: number): number[] => {
+      const k = info.height / 842;
+      const i = (Math.round((842 - yPt) * k) * info.width + Math.round(xPt * k)) * info.channels;
+      return [...data.subarray(i, i + 3)];
+    };
+    const near = (got: number[], want: number[]): void => got.forEach((v, c) => expect(Math.abs(v - want[c]!), `${got} vs ${want}`).toBeLessThan(24));
+    near(at(200, 200), [255, 0, 0]);
+    near(at(400, 600), [0, 0, 255]);
+    near(at(550, 50), [255, 255, 255]);
+  });
+
   test("action `pages` → ZIP of one JPEG per page", async () => {
     const r = await processBytes(makePdf({ pages: THREE }), "c.pdf", { action: "pages" });
     expect(r.outputs.map((o) => [o.fileName, o.mime])).toEqual([["c-pages.zip", "application/zip"]]);

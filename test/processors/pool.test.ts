@@ -121,6 +121,28 @@ describe("jobs on warm children", () => {
   });
 });
 
+describe("job types from the pool's `modules` (how other work joins the pool)", () => {
+  const ECHO = join(import.meta.dirname, "support/echo-job.ts");
+
+  test("a module's job type runs in the warm child: its value, its progress with the stage, its refusal", async () => {
+    const { pool } = makePool({}, { modules: [ECHO] });
+    const seen: unknown[] = [];
+    const r = await pool.run("test-echo", { text: "hello", steps: 3 }, { ...LIMITS, onProgress: (e) => seen.push(e) });
+    expect(r).toEqual({ text: "HELLO", pid: await idleChild(pool) });
+    expect(seen.at(-1)).toEqual({ done: 3, total: 3, stage: "echo" });
+    const err = await refused(pool.run("test-echo", { text: "x", steps: 0, refuse: true }, LIMITS));
+    expect([err.reason, err.params, err.message]).toEqual(["corrupt", { ext: "bin", label: "test", size: "none" }, "refused on request"]);
+    await works(pool); // the built-in types are still there
+  });
+
+  test("a module that cannot be loaded is a start-up failure naming it", async () => {
+    const { pool } = makePool({}, { modules: ["/nonexistent/docket-job.ts"] });
+    const err = await refused(works(pool));
+    expect(err.reason).toBe("processing_crashed");
+    expect(err.message).toMatch(/^processor child exited during start-up \(exit code 5\): cannot load job module \/nonexistent\/docket-job\.ts: /);
+  });
+});
+
 describe("isolation limits: each enforced by killing the child, the next job on a fresh child", () => {
   test("hang → processing_timeout {seconds} at the wall clock; the child is killed and replaced", async () => {
     const { pool, events } = makePool();
