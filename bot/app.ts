@@ -24,6 +24,10 @@ import type { Logger } from "./log.ts";
 import type { Services } from "./services.ts";
 import { createMetrics } from "./ops/metrics.ts";
 import { IntakeActivity } from "./ops/activity.ts";
+import { buildInfo } from "./ops/build-info.ts";
+import { RecentLog } from "./ops/recent-log.ts";
+import { count429s } from "./ops/count-429.ts";
+import { readBackupStatus } from "./backup/status.ts";
 import { OutboxStatusReporter } from "./status/outbox-reporter.ts";
 import { chatHoldsTransformer, Outbox } from "./outbox/index.ts";
 import type { StatusReporter } from "./status/reporter.ts";
@@ -47,6 +51,13 @@ export interface App {
   readonly activity: IntakeActivity;
   /** The warm processor children (processors/pool/), the only processing path; null when a runner was injected. */
   readonly pool: ProcessorPool | null;
+  /** This process's recent warn+ journal lines (`docket status`, metrics). */
+  readonly recent: RecentLog;
+  /**
+   * One janitor pass inside the bot, counted (`docket_janitor_runs_total`,
+   * `docket_janitor_last_run_timestamp_seconds`); a failure is logged, never thrown.
+   */
+  janitorPass(): Promise<void>;
   /** Stop the engine, flush status messages, stop the processor pool, close the database. */
   close(deadlineMs?: number): Promise<void>;
 }
@@ -58,6 +69,8 @@ export interface AppOptions {
   /** Replaces the processor pool (tests); then `App.pool` is null. */
   readonly runner?: ProcessRunner;
   readonly now?: () => number;
+  /** The logger's recent warn+ lines (the logger's `onLine` feeds it); default: an empty one. */
+  readonly recentLog?: RecentLog;
   /** Build the status reporter (default: {@link OutboxStatusReporter}, edits through the outbox). */
   readonly statusReporter?: (api: Api, services: Pick<Services, "store" | "log">) => StatusReporter;
 }
@@ -73,8 +86,22 @@ export async function createApp(opts: AppOptions): Promise<App> {
 
   const bot = new Bot<DocketContext>(config.token, { client: { apiRoot: config.apiRoot, timeoutSeconds: 600 } });
   const activity = new IntakeActivity(now);
+  const recent = opts.recentLog ?? new RecentLog(now);
   bot.api.config.use(activity.transformer()); // innermost: a getUpdates Telegram answered ok
-  const metrics = createMetrics(store, config.downloadBudget);
+  const metrics = createMetrics({
+    store,
+    budgetTotal: config.downloadBudget,
+    dataDir: config.dataDir,
+    build: buildInfo(),
+    mode: config.mode,
+    storeKind: "sqlite",
+    activity,
+    chatsOnHold: () => outbox.heldChats,
+    outboxQueue: () => outbox.queueDepth,
+    backupStatus: () => readBackupStatus(config.dataDir),
+    logCounts: () => recent.counts,
+  });
+  bot.api.config.use(count429s(metrics.telegram429)); // inner: every raw 429, also those auto-retry retries
 
   // Every chat-bound call goes through the outbox (contract 7): messages, edits, uploads, albums,
   // keyboard edits and deletes of a chat share one pace and one 429 hold, and the bot shares one
@@ -92,6 +119,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // The outbox's own client: exactly one HTTP call per action (seed 002), so it sees every 429
   // itself (ChatHold) and collapses stale edits; auto-retry would hide both.
   const outboxApi = new Api(config.token, { apiRoot: config.apiRoot });
+  outboxApi.config.use(count429s(metrics.telegram429));
   // Plain API calls (getFile, answerCallbackQuery, …) are retried on 429 / 5xx / network errors by a
   // well-kept plugin. A 429 one of them meets for a chat holds that chat in the outbox too.
   bot.api.config.use(chatHoldsTransformer(outbox, bot.api)); // inner: sees every raw 429, also those auto-retry retries
@@ -157,6 +185,17 @@ export async function createApp(opts: AppOptions): Promise<App> {
     outbox,
     activity,
     pool,
+    recent,
+    async janitorPass() {
+      try {
+        await janitor.runOnce();
+        metrics.janitorRuns.inc({ result: "ok" });
+      } catch (err) {
+        metrics.janitorRuns.inc({ result: "failed" });
+        log.error({ err }, "janitor failed");
+      }
+      metrics.janitorLastRun.set(now() / 1000);
+    },
     async close(deadlineMs = 20_000) {
       await engine.stop(deadlineMs);
       await pool?.close();

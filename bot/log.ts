@@ -58,6 +58,8 @@ export interface LoggerOptions {
   readonly write?: (line: string) => void;
   /** Prefix lines with `<N>` journald priorities (default: when JOURNAL_STREAM is set). */
   readonly journald?: boolean;
+  /** Sees every line written (redacted, without the journald prefix): bot/ops/recent-log.ts. */
+  readonly onLine?: (line: string) => void;
 }
 
 /**
@@ -88,6 +90,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     },
     {
       write(line: string) {
+        options.onLine?.(line);
         if (!journald) return write(line);
         const level = Number(/"level":(\d+)/.exec(line)?.[1] ?? 30);
         write(`<${PRIORITY[level] ?? 6}>${line}`);

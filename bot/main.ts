@@ -27,6 +27,7 @@ import { operatorApi } from "./ops/operator-api.ts";
 import type { FatalFailure } from "./ops/outage.ts";
 import { untilReached } from "./ops/reach.ts";
 import { Ops } from "./ops/runtime.ts";
+import { RecentLog } from "./ops/recent-log.ts";
 
 /** Thrown out of start-up when the Bot API refused it for good (logged already). */
 class StartupRefused extends Error {}
@@ -34,10 +35,11 @@ class StartupRefused extends Error {}
 async function main(): Promise<number> {
   const config = loadConfigForCli("docket");
   if (!config) return EXIT_BAD_CONFIG;
-  const log = createLogger({ level: config.logLevel, token: config.token });
+  const recent = new RecentLog();
+  const log = createLogger({ level: config.logLevel, token: config.token, onLine: (line) => recent.note(line) });
   if (process.env.STARTUP_TIMEOUT) log.warn("STARTUP_TIMEOUT is no longer read: start-up waits for the Bot API as long as it takes (backoff up to STARTUP_RETRY_MAX); remove it from the env file");
-  const app = await createApp({ config, log });
-  const { bot, engine, janitor } = app;
+  const app = await createApp({ config, log, recentLog: recent });
+  const { bot, engine } = app;
   // The plain operator Api (no auto-retry, no transformers): start-up and the checks bound their own waits.
   const api = operatorApi(config.token, config.apiRoot);
   const ops = new Ops({ config, app, log, api });
@@ -92,8 +94,8 @@ async function main(): Promise<number> {
     : startPolling(bot, log, { runner: { fetch: { timeout: 30, allowed_updates: [...ALLOWED_UPDATES] }, silent: true, retryInterval: "exponential" } });
   await engine.start();
   ops.markRunning();
-  const janitorTimer = setInterval(() => void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed")), config.janitorIntervalMs);
-  void janitor.runOnce().catch((err) => log.error({ err }, "janitor failed"));
+  const janitorTimer = setInterval(() => void app.janitorPass(), config.janitorIntervalMs);
+  void app.janitorPass();
 
   let stopping = false;
   return new Promise<number>((resolve) => {

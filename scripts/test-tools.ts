@@ -102,6 +102,7 @@ export const TOOLS = {
   tiff2pdf: { packages: ["libtiff-tools"], for: "CCITT G4 scans wrapped into PDFs at test time", find: bin("tiff2pdf") },
   opj_compress: { packages: ["libopenjp2-tools"], for: "JPEG 2000 scans made at test time", find: bin("opj_compress") },
   strace: { packages: ["strace"], for: "a real install traced for secrets written to disk", find: bin("strace") },
+  prometheus: { packages: ["prometheus"], for: "promtool check of the shipped scrape config; a live Prometheus scrapes the bot and evaluates every dashboard query", find: bin("prometheus") },
 } as const satisfies Record<string, TestTool>;
 
 /** A tool name of {@link TOOLS}. */

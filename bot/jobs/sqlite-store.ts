@@ -6,7 +6,7 @@
  * bun:sqlite transaction functions; the rest uses drizzle.
  */
 import { Database } from "bun:sqlite";
-import { and, asc, desc, eq, gt, inArray, lte, ne, sql } from "drizzle-orm";
+import { and, asc, desc, eq, gt, gte, inArray, lte, ne, sql } from "drizzle-orm";
 import type { DocketDb } from "../db/open.ts";
 import { chatSettings, fileJobs, jobResults, type FileJob, type JobResult, type JobState } from "../db/schema.ts";
 import { fits, reservationFor } from "./budget.ts";
@@ -299,6 +299,17 @@ export class SqliteJobStore implements JobStore {
   async countByState(): Promise<Record<string, number>> {
     const rows = this.db.select({ status: fileJobs.status, n: sql<number>`count(*)` }).from(fileJobs).groupBy(fileJobs.status).all();
     return Object.fromEntries(rows.map((r) => [r.status, r.n]));
+  }
+
+  async countFailedByReason(sinceMs?: number): Promise<Record<string, number>> {
+    const failed = eq(fileJobs.status, "failed");
+    const rows = this.db
+      .select({ reason: fileJobs.reason, n: sql<number>`count(*)` })
+      .from(fileJobs)
+      .where(sinceMs === undefined ? failed : and(failed, gte(fileJobs.finishedAt, iso(sinceMs))))
+      .groupBy(fileJobs.reason)
+      .all();
+    return Object.fromEntries(rows.map((r) => [r.reason ?? "unknown", r.n]));
   }
 
   async releaseReservation(id: number): Promise<boolean> {

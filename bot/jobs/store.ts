@@ -146,6 +146,11 @@ export interface JobStore {
   /** Counts per state. */
   countByState(): Promise<Record<string, number>>;
   /**
+   * `failed` jobs by reason code (metrics: `docket_jobs_failed`); with `sinceMs` (epoch ms) only those
+   * that ended at or after it (`docket status`: errors in the last hour).
+   */
+  countFailedByReason(sinceMs?: number): Promise<Record<string, number>>;
+  /**
    * `reserved_bytes = 0` only while the job is finished (`ready|failed|expired`), in one
    * conditional UPDATE, so a job re-armed and claimed meanwhile keeps its new reservation
    * (janitor). True when a reservation was released.

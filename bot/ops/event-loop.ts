@@ -1,12 +1,13 @@
 /**
- * Event-loop lag, measured (issue 10 item 2: "where Bun does not support them, measured
- * equivalents"). Bun's `perf_hooks.monitorEventLoopDelay` exists but does not see a blocked loop
- * (a 300 ms busy wait reads as a 0.2 ms maximum on Bun 1.4.5), so prom-client's
- * `nodejs_eventloop_lag_*` would always say "fine". This sampler schedules a timer every
- * `intervalMs` and records how late it fired: the time the loop could not run timers.
+ * Event-loop lag for `/livez` (issue 10 item 1: "the process and its event loop answer"): a timer
+ * scheduled every `intervalMs` records how late it fired, and the answer is the largest lateness of
+ * the last window. Its own timer, not `perf_hooks.monitorEventLoopDelay`: on Bun 1.4.5 every
+ * monitorEventLoopDelay instance shares one histogram (resetting one resets all; measured in
+ * test/ops/process-metrics.test.ts), and prom-client resets its instance on every scrape for
+ * `nodejs_eventloop_lag_*` — a liveness read from it would forget a block at the next scrape.
  */
 
-/** A lag sample: when it was taken (epoch ms) and how late the timer fired (ms). */
+/** A sample: when it was taken (epoch ms) and how late the timer fired (ms). */
 interface Sample {
   readonly at: number;
   readonly lagMs: number;
@@ -16,18 +17,14 @@ interface Sample {
 export class EventLoopLag {
   private readonly samples: Sample[] = [];
   private timer: ReturnType<typeof setTimeout> | null = null;
-  /** Epoch ms of the last sample (the loop ran a timer then). */
-  lastSampleAt = 0;
 
   /**
-   * @param onSample called with each sample's lag in seconds (the histogram)
-   * @param intervalMs timer period, ms (default 100)
    * @param windowMs how far back {@link maxLagMs} looks, ms (default 10 000)
+   * @param intervalMs timer period, ms (default 100)
    */
   constructor(
-    private readonly onSample: (seconds: number) => void = () => {},
-    private readonly intervalMs = 100,
     private readonly windowMs = 10_000,
+    private readonly intervalMs = 100,
   ) {}
 
   /** Start sampling (idempotent); the timer never keeps the process alive. */
@@ -36,11 +33,8 @@ export class EventLoopLag {
     let expected = Date.now() + this.intervalMs;
     const tick = () => {
       const now = Date.now();
-      const lagMs = Math.max(0, now - expected);
-      this.lastSampleAt = now;
-      this.samples.push({ at: now, lagMs });
+      this.samples.push({ at: now, lagMs: Math.max(0, now - expected) });
       while (this.samples.length > 0 && this.samples[0]!.at < now - this.windowMs) this.samples.shift();
-      this.onSample(lagMs / 1000);
       expected = now + this.intervalMs;
       this.timer = setTimeout(tick, this.intervalMs);
       this.timer.unref?.();
@@ -55,7 +49,7 @@ export class EventLoopLag {
     this.timer = null;
   }
 
-  /** The largest lag seen in the last window, ms (0 before the first sample). */
+  /** The largest lag of the last window, ms (0 before the first sample). */
   maxLagMs(): number {
     return this.samples.reduce((m, s) => Math.max(m, s.lagMs), 0);
   }

@@ -56,6 +56,7 @@ export class Ops {
   constructor(private readonly opts: OpsOptions) {
     const { config, app, api } = opts;
     const now = opts.now ?? Date.now;
+    const metrics = app.services.metrics;
     this.eventLoop = new EventLoopLag();
     this.eventLoop.start();
     const cached = (spec: CheckSpec) => new CachedCheck(opts.ttlMs?.[spec.name] === undefined ? spec : { ...spec, ttlMs: opts.ttlMs[spec.name]! }, now, config.token);
@@ -64,8 +65,9 @@ export class Ops {
       cached(poolsCheck(() => app.engine.liveness(), { download: config.downloadConcurrency, process: config.processConcurrency })),
       cached(outboxCheck(() => app.outbox.isOpen)),
     ];
-    const intake = config.webhook
-      ? webhookCheck(api, new WebhookJudge(config.webhook.url), app.activity, now)
+    const judge = config.webhook ? new WebhookJudge(config.webhook.url) : null;
+    const intake = judge
+      ? webhookCheck(api, judge, app.activity, now)
       : pollingCheck(app.activity, this.polling, () => this.pollingSince, undefined, now);
     this.readiness = [
       cached(databaseCheck(() => app.db.sqlite.query("SELECT 1").get())),
@@ -74,6 +76,10 @@ export class Ops {
       cached(intake),
       ...(config.backupMaxAgeMs > 0 ? [cached(backupCheck(config.dataDir, app.paths.dbFile, config.backupMaxAgeMs, now))] : []),
     ];
+    metrics.attachOps({
+      readiness: () => this.readiness.map((c) => ({ name: c.name, last: c.peek()?.check ?? null })),
+      webhook: () => judge?.last ?? null,
+    });
     this.monitor = new ReadinessMonitor(this.readiness, opts.log, { levels: LEVELS, ...(opts.monitorIntervalMs ? { intervalMs: opts.monitorIntervalMs } : {}) });
   }
 

@@ -32,6 +32,8 @@ export const GROWTH_SAMPLES = 3;
 /** The judge keeps the last samples of pending_update_count to see growth. */
 export class WebhookJudge {
   private readonly pending: Array<{ readonly at: number; readonly n: number }> = [];
+  /** The last answer judged (metrics: pending count, last error date in epoch s), or null. */
+  last: { readonly pending: number; readonly lastErrorDate: number | null } | null = null;
 
   /** @param expectedUrl WEBHOOK_URL (what start-up registered) */
   constructor(private readonly expectedUrl: string) {}
@@ -43,6 +45,7 @@ export class WebhookJudge {
    * @param lastUpdateAt epoch ms of the last update the bot received, or null
    */
   judge(info: WebhookInfoFields, now: number, lastUpdateAt: number | null): Check {
+    this.last = { pending: info.pending_update_count, lastErrorDate: info.last_error_date ?? null };
     this.pending.push({ at: now, n: info.pending_update_count });
     if (this.pending.length > GROWTH_SAMPLES + 1) this.pending.shift();
     const pending = `pending_update_count ${info.pending_update_count}`;

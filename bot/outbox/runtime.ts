@@ -20,6 +20,7 @@ import { LiveStream } from "./live-stream.ts";
 import { ChatMachine } from "./machine.ts";
 import { makeOptions, type Options } from "./options.ts";
 import type { PostRequest, PostResult } from "./post.ts";
+import { isPrivateChat } from "./scheduler.ts";
 import { StreamState } from "./stream-state.ts";
 import { ChatWorker, type ContextRunner } from "./worker.ts";
 
@@ -198,6 +199,29 @@ export class Outbox {
     w.machine.hold(retryAfterMs, this.clock.now());
     void this.ledger.record(`${botIdOf(api)}:${chatId}`, w.machine.timings);
     w.wake();
+  }
+
+  /**
+   * Streams with a message still to send, edit or delete or a call in flight, plus posts (uploads,
+   * keyboard edits) not settled yet (metrics:
+   * `docket_outbox_queue_depth`, issue 10 item 2). Read-only; walks the live workers.
+   */
+  get queueDepth(): number {
+    let n = 0;
+    for (const w of this.workers.values()) {
+      const privateChat = isPrivateChat(w.machine.chatId);
+      for (const s of w.machine.streams.values()) if (s.inFlight || (s.status !== "failed" && s.pending(privateChat) !== null)) n++;
+      n += w.machine.posts.size;
+    }
+    return n;
+  }
+
+  /** Chats on hold right now after a 429 (metrics: `docket_chats_on_hold`). Read-only. */
+  get heldChats(): number {
+    const now = this.clock.now();
+    let n = 0;
+    for (const w of this.workers.values()) if (w.machine.timings.holdUntil > now) n++;
+    return n;
   }
 
   /** Number of live chat workers (for metrics and tests). */

@@ -23,6 +23,7 @@ import { sizeParts } from "../intake/format.ts";
 import { refinedReservation } from "../jobs/budget.ts";
 import type { Services } from "../services.ts";
 import { redactSecrets } from "../log.ts";
+import { timed } from "../ops/metrics.ts";
 import type { Finisher } from "./finisher.ts";
 import { keepLease } from "./lease-keeper.ts";
 import { generatedName, removeJobFiles, type DataPaths } from "./paths.ts";
@@ -60,7 +61,7 @@ export class DownloadStep {
       let lastShown = -1;
       if (showProgress) status.update(job, t(locale, "status-downloading", { id: String(job.id), percent: 0 }));
       const started = now();
-      const file = await this.fetcher({
+      const file = await timed(this.services.metrics, "download", now, () => this.fetcher({
         jobId: job.id,
         fileId: job.fileId,
         declaredSize: job.declaredSize,
@@ -77,7 +78,7 @@ export class DownloadStep {
             status.update(job, t(locale, "status-downloading", { id: String(job.id), percent: pct }));
           }
         },
-      });
+      }));
       const reservation = refinedReservation(file.size, config.budgetMultiplier, config.downloadBudget, config.budgetMinReservation);
       const moved = await store.transition(job.id, "accepted", "fetched", this.owner, now(), {
         localPath: file.path,

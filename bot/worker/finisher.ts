@@ -10,6 +10,12 @@ import type { Services } from "../services.ts";
 import { reasonText } from "../status/texts.ts";
 import { removeJobFiles, type DataPaths } from "./paths.ts";
 
+/** The step a failed try belongs to (`docket_try_failures_total{step}`): sending results is delivery. */
+function stepOf(state: JobState, reason: string): "download" | "processing" | "delivery" {
+  if (state === "accepted") return "download";
+  return reason === "delivery_failed" || reason === "result_too_big" ? "delivery" : "processing";
+}
+
 /** Shared end-of-try logic of both pools. */
 export class Finisher {
   constructor(
@@ -26,6 +32,7 @@ export class Finisher {
     const { store, config, log, now } = this.services;
     const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
     const decision = decideAfterFailure(failure, job.attempts, config.maxAttempts, now());
+    this.services.metrics.tryFailures.inc({ step: stepOf(state, failure.reason), reason: failure.reason });
     if (decision.kind === "retry") {
       const ok = await store.retryLater(job.id, state, owner, decision.notBefore, failure.detail, now());
       jlog.warn({ reason: failure.reason, attempt: job.attempts, max_attempts: config.maxAttempts, detail: failure.detail }, "try failed; will retry");

@@ -20,6 +20,7 @@ import { isReasonCode } from "../jobs/reasons.ts";
 import type { Services } from "../services.ts";
 import { factsSummary, localizedLabel } from "../status/texts.ts";
 import { redactSecrets } from "../log.ts";
+import { timed } from "../ops/metrics.ts";
 import { ProcessingError, type Facts, type ProcessorResult } from "../../processors/types.ts";
 import { checkOutputSizes } from "../../processors/output-size.ts";
 import { isRetryableProcessingFailure } from "../../processors/retry-policy.ts";
@@ -74,7 +75,7 @@ export class ProcessStep {
       await mkdir(workDir, { recursive: true, mode: 0o750 });
       status.update(job, t(locale, "status-processing", { id: String(job.id) }));
       const started = now();
-      const result = await this.runner(
+      const result = await timed(this.services.metrics, "processing", now, () => this.runner(
         job.localPath!,
         {
           workDir,
@@ -93,8 +94,9 @@ export class ProcessStep {
           signal: controller.signal,
           // "processing page n/N": the outbox collapses these to what the chat's rate allows.
           onProgress: (done, total) => status.update(job, t(locale, "status-processing-pages", { id: String(job.id), done: String(done), total: String(total) })),
+          onPeakRss: (bytes) => this.services.metrics.childPeakRss.observe(bytes),
         },
-      );
+      ));
       jlog.info({ ms: now() - started, type: result.facts.type, outputs: result.outputs.length }, "processed");
       if (Array.isArray(result.facts.undecodedPages)) {
         // issue 13 §2: pdf.js only warns about an image it cannot decode; the operator must see it.
@@ -109,7 +111,7 @@ export class ProcessStep {
       const tail = (async () => {
         try {
           status.update(processed, t(locale, "status-sending", { id: String(processed.id) }));
-          await this.services.delivery.sendResults(processed, locale, controller.signal);
+          await timed(this.services.metrics, "delivery", now, () => this.services.delivery.sendResults(processed, locale, controller.signal));
           await this.commitReady(processed, result.facts, processed.source === "photo");
         } catch (err) {
           await this.onError(processed, "processing", controller, err, largestOutput);

@@ -18,5 +18,7 @@ export type ProcessRunner = (
     readonly memoryMb: number;
     readonly signal?: AbortSignal;
     readonly onProgress?: (done: number, total: number, stage?: string) => void;
+    /** Called once when the job ended, with the peak resident memory of its child process tree in bytes (metrics). */
+    readonly onPeakRss?: (bytes: number) => void;
   },
 ) => Promise<ProcessorResult>;

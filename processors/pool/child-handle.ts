@@ -43,6 +43,8 @@ export interface ChildJob {
   readonly pollMs: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /** Called once the job ended with the highest resident set of the child's tree sampled during it, bytes (not when no sample was taken). */
+  readonly onPeakRss?: (bytes: number) => void;
   readonly fault?: ChildFault;
 }
 
@@ -195,12 +197,14 @@ export class PoolChild {
     const live = (): boolean => this.current?.id === job.id;
     const timer = setTimeout(() => live() && this.kill({ kind: "timeout" }), job.timeoutMs);
     let polling = false;
+    let jobPeak = 0;
     const poll = setInterval(() => {
       if (polling) return;
       polling = true;
       void treeResidentBytes(this.pid).then((rss) => {
         polling = false;
         if (rss === null || !live()) return;
+        jobPeak = Math.max(jobPeak, rss);
         this.peakJobRssBytes = Math.max(this.peakJobRssBytes, rss);
         if (rss > job.memoryBytes) this.kill({ kind: "memory", rss });
       });
@@ -214,6 +218,7 @@ export class PoolChild {
       clearTimeout(timer);
       clearInterval(poll);
       job.signal?.removeEventListener("abort", onAbort);
+      if (jobPeak > 0) job.onPeakRss?.(jobPeak);
     });
   }
 

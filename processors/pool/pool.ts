@@ -38,6 +38,8 @@ export interface JobLimits {
   readonly pollMs?: number;
   /** Progress events of the job (throttled by the child to one per 200 ms plus the last). */
   readonly onProgress?: (event: ProgressEvent) => void;
+  /** Called once the job ended with the peak resident set of its child's process tree, bytes (metrics). */
+  readonly onPeakRss?: (bytes: number) => void;
   /** TEST ONLY: make the child misbehave during this job (protocol.ts `ChildFault`). */
   readonly testFault?: ChildFault;
 }
@@ -138,6 +140,7 @@ export class ProcessorPool {
               pollMs: limits.pollMs ?? POLL_MS,
               ...(limits.signal ? { signal: limits.signal } : {}),
               ...(limits.onProgress ? { onProgress: limits.onProgress } : {}),
+              ...(limits.onPeakRss ? { onPeakRss: limits.onPeakRss } : {}),
               ...(limits.testFault ? { fault: limits.testFault } : {}),
             }),
           );

@@ -15,6 +15,8 @@ import { REPO_ROOT, botEnv } from "../../scripts/demo/bot-process.ts";
 import { startEmulator, type Emulator } from "../emulator/index.ts";
 import { startBotProcess, type BotProcess } from "../support/bot-process.ts";
 import { freePort } from "../support/ports.ts";
+import { sample } from "../support/prom-text.ts";
+import { buildInfo } from "../../bot/ops/build-info.ts";
 
 const TOKEN = "123456789:AAE-test-token-docket-startup_x";
 const dirs: string[] = [];
@@ -99,6 +101,10 @@ test("a dead Bot API port at boot: keeps trying (one line for the kind), /livez 
   await expect.poll(() => em!.count("getUpdates")).toBeGreaterThan(0);
   expect(matching(bot, /^reached the Bot API after \d+ failed attempts/)).toHaveLength(1);
   await expect.poll(async () => (await probe(httpPort, "/readyz")).status).toBe(200);
+  // The real process's /metrics: its journal's warnings counted, its release named.
+  const metrics = await (await fetch(`http://127.0.0.1:${httpPort}/metrics`)).text();
+  expect(sample(metrics, "docket_log_lines_total", { level: "warn" })).toBe(bot.lines.filter((l) => l.level === 40).length);
+  expect(sample(metrics, "docket_build_info", { ...buildInfo(), mode: "cloud", store: "sqlite" })).toBe(1);
   expect(bot.text()).not.toContain(TOKEN.split(":")[1]);
   expect(bot.text()).not.toContain("    at ");
   expect(await bot.stop()).toBe(EXIT_OK);

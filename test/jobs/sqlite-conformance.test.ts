@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { openDb } from "../../bot/db/open.ts";
 import { SqliteJobStore } from "../../bot/jobs/sqlite-store.ts";
+import { opsReadSuite } from "./conformance/ops.ts";
 import { reclaimSuite } from "./conformance/reclaim.ts";
 import type { StoreFactory } from "./conformance/store-factory.ts";
 
@@ -21,3 +22,4 @@ const sqlite: StoreFactory = () => {
 };
 
 reclaimSuite("sqlite", sqlite);
+opsReadSuite("sqlite", sqlite);
