@@ -45,7 +45,7 @@ test("kept defaults read real values; every blind one is gone", async () => {
     "nodejs_heap_size_used_bytes",
     "nodejs_external_memory_bytes",
   ]);
-  expect(sample(text, "process_cpu_seconds_total")).toBeGreaterThan(0.04);
+  expect(sample(text, "process_cpu_seconds_total")).toBeGreaterThan(0); // CPU time, not the wall clock of the busy wait: a loaded runner gives less
   expect(Math.abs(sample(text, "process_start_time_seconds")! - (Date.now() - performance.now()) / 1000)).toBeLessThan(5);
   expect(sample(text, "process_resident_memory_bytes")).toBeGreaterThan(20 * 1048576);
   expect(sample(text, "process_open_fds")).toBeGreaterThan(2);
