@@ -25,23 +25,29 @@
 #   --webhook-port PORT      the bot's webhook listener on 127.0.0.1 (default 8091)
 #   --bot-api-port PORT      local mode: the local Bot API server on 127.0.0.1 (default 8081)
 #   --tls-cert FILE --tls-key FILE   certificate chain and key for nginx (PEM, on this host;
-#                            default /etc/docket/tls/{fullchain,privkey}.pem); must exist
-#   --logout-cloud           first install in local mode: call logOut on api.telegram.org before
-#                            the bot starts. A move between modes of an installed bot (--mode
-#                            other than the current one) is done by `docket mode`, which logs out
-#                            only after it stopped the service
-#   --skip-packages          do not run apt-get/npm (Bun, Docker and sqlite3 must exist)
-#   --no-start               install everything but do not start units (no health check)
+#                            default /etc/docket/tls/{fullchain,privkey}.pem); must be a pair;
+#                            nginx gets copies in /etc/docket/nginx/tls (certbot deploy hook)
+#   --logout-cloud           first install in local mode: call logOut on api.telegram.org once
+#                            the local server is healthy, then start the bot (without it the bot
+#                            is not started and the run says what to do). A move between modes
+#                            of an installed bot (--mode other than the current one) is done by
+#                            `docket mode`, which logs out only after it stopped the service
+#   --skip-packages          do not run apt-get/npm (Bun, Docker, Compose and sqlite3 must exist)
+#   --no-start               install everything (images pulled) but enable and start no unit
+#                            (no health check)
 #   --non-interactive        never prompt; fail if a required value is missing
 #   --dry-run                print every step and command, change nothing; checks the same inputs
 #                            as a real run and exits 1 if the real run would stop on one of them
-#   --root DIR               install into a throwaway root (tests): no apt, no accounts, no
-#                            docker, no systemctl unless replaced through the variables below
+#   --root DIR               install into a throwaway root (tests): accounts in ROOT's own
+#                            /etc/passwd and /etc/group; no apt, docker, systemctl or port check
+#                            unless replaced through the variables below
 #   -h, --help
 #
-# Replaceable commands (tests, unusual hosts): SYSTEMCTL, DOCKER_COMPOSE, APT_GET, NPM, CURL,
-# DOCKET_CLI (the `docket` operator command), e.g. SYSTEMCTL=/bin/true. HEALTH_TIMEOUT (seconds,
-# default 60) bounds the wait for the local Bot API server and the final health check.
+# Replaceable commands (tests, unusual hosts): SYSTEMCTL, DOCKER_COMPOSE, APT_GET, NPM, CURL, SS
+# (the port check), DOCKET_CLI (the `docket` operator command), e.g. SYSTEMCTL=/bin/true;
+# TELEGRAM_CLOUD_ROOT (the logOut target, tests). HEALTH_TIMEOUT (seconds, default 60) bounds the
+# wait for the local Bot API server and the final health checks.
+# Everything printed also goes to /var/log/docket/install.log (no secret is ever printed).
 #
 # Changing the mode of an installed bot (docket.env says cloud, --mode local, or the reverse):
 # docket.env keeps the old BOT_API_MODE/BOT_API_ROOT, the new server is started, and then
@@ -52,7 +58,8 @@
 # release directory when the source is unchanged, and restarts the service. Run from an
 # installed release (/opt/docket/releases/X/scripts/install.sh) it reuses release X: that is
 # the rollback (docs/upgrading.md).
-# Exit codes: 1 usage/precondition, 3 not enough disk space, 4 health check failed.
+# Exit codes: 1 usage/precondition (named flag or file and what to do), 3 not enough disk space,
+# 4 a service did not come up (local server, nginx, /healthz, the webhook), 5 logOut refused.
 set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 SRC="$(cd "$HERE/.." && pwd)"
@@ -200,7 +207,7 @@ if [ -n "$FROM_MODE" ] && [ "$FROM_MODE" != "$MODE" ]; then
 fi
 HTTP_PORT="${HTTP_PORT:-$(existing HTTP_PORT)}"
 HTTP_PORT="${HTTP_PORT:-8090}"
-[[ "$HTTP_PORT" =~ ^[0-9]+$ ]] || die "--http-port must be a number"
+check_port_value --http-port "$HTTP_PORT" 8090
 BUDGET="${BUDGET:-$(existing DOWNLOAD_BUDGET)}"
 BUDGET="${BUDGET:-4GB}"
 parse_bytes "$BUDGET" >/dev/null || die "--download-budget '$BUDGET' is not a size like 4GB"
@@ -220,10 +227,10 @@ elif [ "$HAD_WEBHOOK" = 1 ]; then
 fi
 BOT_API_PORT="${BOT_API_PORT:-$(env_get "$(rp "$ETC/compose.env")" DOCKET_BOT_API_PORT)}"
 BOT_API_PORT="${BOT_API_PORT:-8081}"
-[[ "$BOT_API_PORT" =~ ^[0-9]+$ ]] || die "--bot-api-port must be a number"
+check_port_value --bot-api-port "$BOT_API_PORT" 8081
 WEBHOOK_PORT="${WEBHOOK_PORT:-$(existing WEBHOOK_PORT)}"
 WEBHOOK_PORT="${WEBHOOK_PORT:-8091}"
-[[ "$WEBHOOK_PORT" =~ ^[0-9]+$ ]] || die "--webhook-port must be a number"
+check_port_value --webhook-port "$WEBHOOK_PORT" 8091
 if [ "$WEBHOOK" = 1 ]; then
   WEBHOOK_URL="${WEBHOOK_URL:-$(existing WEBHOOK_URL)}"
   # Without a URL the bot would long-poll while nginx waits for a webhook that never comes.
@@ -389,7 +396,7 @@ if [ "$MODE" = local ]; then
       need_input "local mode needs --api-id"
     fi
   fi
-  if [ -n "$API_ID" ] && [[ ! "$API_ID" =~ ^[0-9]+$ ]]; then die "--api-id must be a number"; fi
+  if [ -n "$API_ID" ] && [[ ! "$API_ID" =~ ^[0-9]+$ ]]; then die "--api-id '$API_ID' must be the number my.telegram.org shows as api_id (App configuration)"; fi
   api_hash="${api_hash//[[:space:]]/}"
   if [ -n "$api_hash" ] && [[ ! "$api_hash" =~ ^[0-9a-fA-F]{32}$ ]]; then die "api_hash must be 32 hex digits"; fi
 fi

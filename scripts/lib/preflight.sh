@@ -83,6 +83,14 @@ check_release_space() {
   fi
 }
 
+# check_port_value FLAG VALUE DEFAULT — die unless VALUE is a TCP port 1–65535 (it may come from
+# the flag or from docket.env/compose.env; the message names the flag and the default).
+check_port_value() {
+  if [[ ! "$2" =~ ^[0-9]+$ ]] || [ "$2" -lt 1 ] || [ "$2" -gt 65535 ]; then
+    die "$1 '$2' is not a TCP port: give a number from 1 to 65535 (default $3), or fix the value in $ETC/docket.env or compose.env"
+  fi
+}
+
 # port_owner PORT — "pid comm" of the process listening on TCP PORT, "" when none.
 port_owner() {
   local line pid comm

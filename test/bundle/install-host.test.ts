@@ -6,7 +6,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { fakeToken, prepareVerifyRoot, runCmd, testTempDir, writeExecutable } from "./helpers";
+import { fakeToken, prepareVerifyRoot, repoRoot, runCmd, testTempDir, writeExecutable } from "./helpers";
 import { treeWithoutLog, useInstallHarness } from "./install-harness";
 import { toolPath } from "../support/tools";
 
@@ -46,6 +46,23 @@ describe("install.sh checks the host like a product (issue 9 item 12)", () => {
     expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
     // Only the install log (and its directories) records the refusal.
     expect(treeWithoutLog(root).filter((l) => !/^d \d+ var(\/log(\/docket)?)?$/.test(l))).toEqual(before);
+  });
+
+  it("pins the Bun version the release was tested with, inside engines.bun, and installs exactly that one", async () => {
+    const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { packageManager: string; engines: { bun: string } };
+    const pin = /^bun@(\d+\.\d+\.\d+)$/.exec(pkg.packageManager)?.[1];
+    expect(pin).toBeDefined();
+    expect(Bun.semver.satisfies(pin!, pkg.engines.bun)).toBe(true);
+    // With packages: npm installs the pinned version when this host's Bun is another one.
+    const root = testTempDir("bunpin");
+    const npm = join(testTempDir("bin"), "npm");
+    writeExecutable(npm, `#!/bin/sh\nprintf 'npm %s\\n' "$*" >> '${h.recLog}'\n`);
+    writeFileSync(h.recLog, "");
+    const r = await install(["--root", root, "--no-start", "--download-budget", "16MB"], {
+      BOT_TOKEN: fakeToken(), APT_GET: "/bin/true", NPM: npm, PATH: pathWith({ bun: 'if [ "$1" = --version ]; then echo 1.4.0; fi; exit 0' }),
+    });
+    expect(readFileSync(h.recLog, "utf8")).toContain(`npm install -g bun@${pin}\n`);
+    expect(r.stderr).toContain(`warning: Bun 1.4.0 is not the version this release was tested with (${pin}, package.json packageManager)`);
   });
 
   it("refuses a port another program holds, naming the flag that moves it (a dry run names it too)", async () => {

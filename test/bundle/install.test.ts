@@ -262,6 +262,18 @@ describe("install.sh input checks", () => {
     expect(rows.find((l) => l.startsWith("| `--download-budget"))).toContain("default `4GB`");
   });
 
+  it.each([
+    ["--http-port", "99999", "default 8090"],
+    ["--webhook-port", "web", "default 8091"],
+    ["--bot-api-port", "0", "default 8081"],
+  ])("refuses %s %s naming the flag, the range and the default, before writing anything", async (flag, value, def) => {
+    const root = testTempDir("badport");
+    const r = await install(["--root", root, "--no-start", flag, value, "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
+    expect(r.status).toBe(1);
+    expect(r.stderr).toContain(`error: ${flag} '${value}' is not a TCP port: give a number from 1 to 65535 (${def})`);
+    expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
+  });
+
   it("rejects an unknown option", () => {
     const r = runCmd(["bash", "scripts/install.sh", "--frobnicate"]);
     expect(r.status).toBe(1);
