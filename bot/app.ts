@@ -73,6 +73,8 @@ export interface AppOptions {
   readonly recentLog?: RecentLog;
   /** Build the status reporter (default: {@link OutboxStatusReporter}, edits through the outbox). */
   readonly statusReporter?: (api: Api, services: Pick<Services, "store" | "log">) => StatusReporter;
+  /** Build the result sender from the default's arguments (benchmarks compare a naive one). */
+  readonly delivery?: (args: ConstructorParameters<typeof Delivery>) => Delivery;
 }
 
 
@@ -127,7 +129,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const api = bot.api;
 
   const status = opts.statusReporter?.(api, { store, log }) ?? new OutboxStatusReporter(outbox, outboxApi, store, log);
-  const delivery = new Delivery(outbox, outboxApi, store, log);
+  const deliveryArgs: ConstructorParameters<typeof Delivery> = [outbox, outboxApi, store, log, (job) => status.shown(job)];
+  const delivery = opts.delivery?.(deliveryArgs) ?? new Delivery(...deliveryArgs);
   const fetcher: Fetcher = config.mode === "local" ? localFetcher(api, config.localBotApiDir, log) : cloudFetcher(api, config.apiRoot, config.token);
   const pool = opts.runner ? null : createProcessorPool(config, log);
   const runner: ProcessRunner = opts.runner ?? ((input, options, limits) => pool!.process(input, options, limits));

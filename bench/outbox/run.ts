@@ -20,37 +20,11 @@ import { apiThrottler } from "@grammyjs/transformer-throttler";
 import { Api } from "grammy";
 import { Outbox } from "../../bot/outbox/index.ts";
 import { median } from "../queue/stats.ts";
+import { emulatorChild as emulator } from "./emulator-process.ts";
 
 const CHATS = 10;
 const UPDATES = 60;
 const TICK_MS = 50;
-
-type Reply = Record<string, unknown> & { id: number };
-
-/** Start the emulator child and return an RPC function. */
-async function emulator() {
-  const waiters = new Map<number, (r: Reply) => void>();
-  let ready!: () => void;
-  const readyP = new Promise<void>((r) => (ready = r));
-  const child = Bun.spawn(["bun", new URL("./emulator-child.ts", import.meta.url).pathname], {
-    stdout: "inherit",
-    stderr: "inherit",
-    ipc(message) {
-      const m = message as Reply;
-      if (m.id === 0) return ready();
-      waiters.get(m.id)?.(m);
-    },
-  });
-  await readyP;
-  let next = 1;
-  const rpc = (msg: Record<string, unknown>) =>
-    new Promise<Reply>((resolve) => {
-      const id = next++;
-      waiters.set(id, resolve);
-      child.send({ ...msg, id });
-    });
-  return { rpc, stop: async () => (child.send({ id: -1, cmd: "close" }), await child.exited) };
-}
 
 function textAt(i: number): string {
   return Array.from({ length: i + 1 }, (_, k) => `word${k}`).join(" ");

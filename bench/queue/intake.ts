@@ -26,6 +26,7 @@ import { median, percentile, rate } from "./stats.ts";
 class NoopStatus implements StatusReporter {
   async announce(_job: FileJob, _text: string): Promise<void> {}
   update(_job: FileJob, _text: string): void {}
+  async shown(_job: FileJob): Promise<void> {}
   async final(_job: FileJob, _text: string): Promise<void> {}
   async close(): Promise<void> {}
 }

@@ -55,6 +55,10 @@ export class OutboxStatusReporter implements StatusReporter {
     await messageId;
   }
 
+  shown(job: FileJob): Promise<void> {
+    return this.entries.get(job.id)?.ready ?? Promise.resolve();
+  }
+
   update(job: FileJob, text: string): void {
     // A step racing /cancel or a failure may report progress after the final text: ignore it.
     if (this.finished.has(job.id)) return;

@@ -12,6 +12,11 @@ export interface StatusReporter {
   announce(job: FileJob, text: string): Promise<void>;
   /** Show `text` as the job's current status (latest wins; may be delayed or collapsed). */
   update(job: FileJob, text: string): void;
+  /**
+   * Resolves once the job's first status message is in the chat (or could not be sent): results go
+   * after it, so the chat reads "accepted" before the documents even after a hold.
+   */
+  shown(job: FileJob): Promise<void>;
   /** Show the final text and wait until it is delivered (or has definitively failed). */
   final(job: FileJob, text: string): Promise<void>;
   /** Deliver what is pending and stop (shutdown). */

@@ -181,10 +181,7 @@ export class ProcessStep {
     const locale = localeFor(job.languageCode);
     await store.putResults(job.id, results.map((r) => ({ idx: r.idx, path: "", fileName: r.fileName, mime: r.mime, size: r.size })));
     try {
-      for (const r of results) {
-        const fileId = await this.services.delivery.sendStored(job, r, locale, signal);
-        await store.setResultFileId(job.id, r.idx, fileId);
-      }
+      await this.services.delivery.sendStored(job, results, locale, signal, (idx, fileId) => store.setResultFileId(job.id, idx, fileId));
     } catch (err) {
       if (!(err instanceof GrammyError && err.error_code === 400)) throw err;
       log.warn({ job: job.id, twin: twin.id, detail: err.description }, "a stored file_id was refused; processing the file instead");

@@ -4,6 +4,7 @@
  * and files on disk. Chat users send files; assertions read what the chat shows
  * and the job rows.
  */
+import { sentDocuments } from "../support/sent-documents.ts";
 import sharp from "sharp";
 import { afterEach, describe, expect, test } from "vitest";
 import { makePdf } from "../../scripts/samples/index.ts";
@@ -99,14 +100,15 @@ describe("a document goes from a chat to a processed result", () => {
     const bytes = await threePages();
     const first = await u.sendDocument({ bytes, file_name: "same.pdf" });
     const job = await stack.waitJob((await stack.jobFor(u.chatId, first.message_id)).id);
-    const uploadsBefore = stack.em.calls.filter((c) => c.method === "sendDocument" && c.ok).length;
+    const uploadsBefore = sentDocuments(stack.em.calls.filter((c) => c.ok)).length;
+    expect(uploadsBefore).toBe(2); // text + page-1 preview, as one album
     const getFileBefore = stack.em.count("getFile");
     await u.sendDocument({ bytes, file_name: "same again.pdf" });
     await u.waitFor((m) => m.some((x) => x.text?.includes(`already processed (job #${job.id})`)), 10_000);
     await u.waitFor((m) => m.filter((x) => x.document).length === 2 * (uploadsBefore), 10_000);
     expect(stack.em.count("getFile")).toBe(getFileBefore);
-    const resends = stack.em.calls.filter((c) => c.method === "sendDocument").slice(uploadsBefore);
-    for (const c of resends) expect(typeof c.params.document).toBe("string"); // a file_id, not an upload
+    const resends = sentDocuments(stack.em.calls.filter((c) => c.ok)).slice(uploadsBefore);
+    expect(resends.map((d) => [d.method, d.upload])).toEqual([["sendMediaGroup", false], ["sendMediaGroup", false]]); // file_ids, not uploads
     expect((await stack.app.services.store.listByChat(u.chatId, 10)).length).toBe(1);
   });
 

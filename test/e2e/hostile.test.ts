@@ -20,6 +20,7 @@ import type { ProcessRunner } from "../../bot/worker/types.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
 import type { ChatMessage, ChatUser, SentUpdate } from "../emulator/index.ts";
 import { copyRunner } from "../support/copy-runner.ts";
+import { sentDocuments } from "../support/sent-documents.ts";
 import { sparseFile } from "../support/files.ts";
 import type { Stack } from "../support/stack.ts";
 import { withStack } from "../support/with-stack.ts";
@@ -87,9 +88,9 @@ describe.concurrent("hostile file names and captions", () => {
       expect(job.status).toBe("ready");
       for (const p of [join(s.config.dataDir, "../../etc/passwd.pdf"), join(s.config.dataDir, "../etc/passwd.pdf"), join(s.dir, "etc")]) expect(existsSync(p)).toBe(false);
       for (const d of ["downloads", "work", "results"]) for (const n of readdirSync(join(s.config.dataDir, d))) expect(n).toMatch(/^\d+-[0-9a-f]{16}/);
-      const uploads = s.em.calls.filter((c) => c.method === "sendDocument" && typeof c.params.document === "object");
+      const uploads = sentDocuments(s.em.calls).filter((d) => d.upload);
       expect(uploads.length).toBeGreaterThan(0);
-      for (const c of uploads) expect(String((c.params.document as { file_name: string }).file_name)).not.toMatch(/[\\/]|\.\./);
+      for (const d of uploads) expect(d.fileName).not.toMatch(/[\\/]|\.\./);
       await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)), 10_000);
       await stillWorks(s, u);
     });
@@ -104,9 +105,10 @@ describe.concurrent("hostile file names and captions", () => {
       expect(job.status).toBe("ready");
       await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)), 10_000);
       // every text the bot sent or edited, and every result file name (the status message is edited later)
-      const sentTexts = s.em.calls
-        .filter((c) => c.chatId === u.chatId && ["sendMessage", "editMessageText", "sendDocument"].includes(c.method))
-        .flatMap((c) => [c.params.text, c.params.caption, (c.params.document as { file_name?: string } | undefined)?.file_name]);
+      const sentTexts = [
+        ...s.em.calls.filter((c) => c.chatId === u.chatId && ["sendMessage", "editMessageText"].includes(c.method)).map((c) => c.params.text),
+        ...sentDocuments(s.em.calls.filter((c) => c.chatId === u.chatId)).flatMap((d) => [d.caption, d.fileName]),
+      ];
       expect(sentTexts.some((t) => typeof t === "string" && t.startsWith("Got “invoice"))).toBe(true);
       for (const t of sentTexts) {
         if (typeof t !== "string") continue;
@@ -131,9 +133,11 @@ describe.concurrent("hostile file names and captions", () => {
       expect(accepted).toBeDefined();
       expect(accepted!.length).toBeLessThan(200);
       for (const m of msgs) for (const t of [m.text, m.caption, m.document?.file_name]) if (t !== undefined) expect(wellFormed(t), `lone surrogate in ${JSON.stringify(t)}`).toBe(true);
-      for (const c of s.em.calls.filter((c) => c.method === "sendMessage" || c.method === "sendDocument" || c.method === "editMessageText")) {
-        for (const v of [c.params.text, c.params.caption, (c.params.document as { file_name?: string } | undefined)?.file_name]) if (typeof v === "string") expect(wellFormed(v), `lone surrogate sent: ${JSON.stringify(v)}`).toBe(true);
-      }
+      const sentTexts = [
+        ...s.em.calls.filter((c) => c.method === "sendMessage" || c.method === "editMessageText").map((c) => c.params.text),
+        ...sentDocuments(s.em.calls).flatMap((d) => [d.caption, d.fileName]),
+      ];
+      for (const v of sentTexts) if (typeof v === "string") expect(wellFormed(v), `lone surrogate sent: ${JSON.stringify(v)}`).toBe(true);
       await stillWorks(s, u);
     });
   }, E2E_BOUND_MS);

@@ -9,6 +9,7 @@
  */
 import { afterEach, expect, test } from "vitest";
 import { makePdf } from "../../scripts/samples/index.ts";
+import { sentDocuments } from "../support/sent-documents.ts";
 import { startStack, type Stack } from "../support/stack.ts";
 
 let stack: Stack | null = null;
@@ -54,7 +55,7 @@ test("BR-06: 429 on a progress edit holds the whole chat for retry_after; the jo
   expect(edits.some((t) => /processing page \d+\/5000/.test(t))).toBe(true);
   for (let i = 1; i < edits.length; i++) expect(edits[i]).not.toBe(edits[i - 1]);
   // results were uploaded (outside the hold, checked above) and "Done" was shown after the hold
-  expect(calls.filter((c) => c.method === "sendDocument" && c.ok).length).toBe(2); // text + page-1 preview
+  expect(sentDocuments(calls.filter((c) => c.ok)).map((d) => d.method)).toEqual(["sendMediaGroup", "sendMediaGroup"]); // text + page-1 preview, one album
   const done = calls.find((c) => c.method === "editMessageText" && c.ok && String(c.params.text).startsWith(`Done, job #${id}`));
   expect(done!.at).toBeGreaterThanOrEqual(hold!.at + 2000 - 50);
 }, 300_000);

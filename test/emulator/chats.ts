@@ -100,6 +100,7 @@ export class Chat {
         if (m.document) v.document = m.document;
         if (m.photo) v.photo = m.photo;
         if (m.reply_to !== undefined) v.reply_to = m.reply_to;
+        if (m.media_group_id !== undefined) v.media_group_id = m.media_group_id;
         return v;
       });
   }

@@ -69,6 +69,8 @@ export class Core {
   lastSetWebhookAt = 0;
   nextUserId = 700_000_001;
   nextGroupId = -4_000_000_001;
+  /** Next media_group_id of a bot album (Bot API: a string; TDLib's media_album_id is a 64-bit number). */
+  nextMediaGroupId = 13_800_000_000_000_001n;
 
   constructor(
     readonly opts: EmulatorOptions,
@@ -129,9 +131,12 @@ export class Core {
     return chat;
   }
 
-  /** Draws one unit of the given rate budget for a chat. @throws ApiError 429 "Too Many Requests: retry after N". */
-  rate(c: Ctx, cls: RateClass, chat: Chat): void {
-    const wait = this.limiter.acquire(cls, chat.id, c.now);
+  /**
+   * Draws `weight` units (an album: one per message) of the given rate budget for a chat.
+   * @throws ApiError 429 "Too Many Requests: retry after N".
+   */
+  rate(c: Ctx, cls: RateClass, chat: Chat, weight = 1): void {
+    const wait = this.limiter.acquire(cls, chat.id, c.now, weight);
     if (wait > 0) throw tooManyRequests(wait);
   }
 

@@ -75,7 +75,7 @@ export function messageToEdit(c: Ctx, chat: Chat): StoredMessage {
 }
 
 /** Content fields of a bot message (text or media + caption). */
-export type BotContent = Partial<Pick<StoredMessage, "text" | "entities" | "caption" | "caption_entities" | "document" | "photo">>;
+export type BotContent = Partial<Pick<StoredMessage, "text" | "entities" | "caption" | "caption_entities" | "document" | "photo" | "media_group_id">>;
 
 /**
  * Stores a bot message with the request's reply_markup / reply target, notes it in the transcript and returns

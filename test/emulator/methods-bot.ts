@@ -171,7 +171,7 @@ export const botMethods: Record<string, Handler> = {
 /** Methods Telegram has but the emulator does not implement: answered 501 so a test notices (never silently ok). */
 export const KNOWN_UNIMPLEMENTED = [
   "forwardMessage", "copyMessage", "sendAudio", "sendVideo", "sendAnimation", "sendVoice", "sendVideoNote",
-  "sendMediaGroup", "sendLocation", "sendContact", "sendPoll", "sendDice", "setMessageReaction", "getUserProfilePhotos",
+  "sendLocation", "sendContact", "sendPoll", "sendDice", "setMessageReaction", "getUserProfilePhotos",
   "getChatMember", "getChatAdministrators", "leaveChat", "deleteMessages", "editMessageMedia", "setChatMenuButton",
   "setMyDescription", "setMyShortDescription", "setMyName", "sendRichMessageDraft", "copyMessages", "forwardMessages",
 ];

@@ -39,9 +39,10 @@ class Bucket {
     this.refill(now);
     return this.tokens >= 1 ? 0 : ((1 - this.tokens) / this.perSec) * 1000;
   }
-  take(now: number): void {
+  /** Takes `n` tokens; the bucket may go below zero (an album admitted with one token left pays the rest later). */
+  take(now: number, n = 1): void {
     this.refill(now);
-    this.tokens -= 1;
+    this.tokens -= n;
   }
 }
 
@@ -75,10 +76,13 @@ export class RateLimiter {
   }
 
   /**
-   * Checks and, when allowed, consumes one unit for a request to `chatId`.
+   * Checks and, when allowed, consumes `weight` units for a request to `chatId`. A request is admitted when one
+   * unit is free in each budget; an album of n messages (sendMediaGroup) then takes all n, so the chat, the group
+   * window and the bot-wide bucket wait for them afterwards (UNCONFIRMED whether Telegram counts an album as one
+   * message or n; n is the strict reading of "messages per second").
    * @returns 0 when allowed, else the ms to wait (nothing consumed).
    */
-  acquire(cls: RateClass, chatId: number, now: number): number {
+  acquire(cls: RateClass, chatId: number, now: number, weight = 1): number {
     if (cls === "none") return 0;
     const held = (this.holds.get(chatId) ?? 0) - now;
     if (cls === "message" && held > 0) return held;
@@ -105,9 +109,9 @@ export class RateLimiter {
       if (window.length >= l.groupPerMin) wait = Math.max(wait, window[window.length - l.groupPerMin]! + l.groupWindowMs - now);
     }
     if (wait > 0) return wait;
-    chatBucket.take(now);
-    this.global.take(now);
-    window?.push(now);
+    chatBucket.take(now, weight);
+    this.global.take(now, weight);
+    for (let i = 0; i < weight; i++) window?.push(now);
     return 0;
   }
 }

@@ -76,17 +76,29 @@ export async function parseRequest(req: Request, maxBodyBytes: number): Promise<
 
 /**
  * Copy of params for the call log: a value `attach://<id>` naming a file part, or a file part named like a
- * parameter, becomes `{ file_name, size }` (bytes never enter the log).
+ * parameter, becomes `{ file_name, size }` (bytes never enter the log). An album's `media` (JSON text or an
+ * array) is logged parsed, each item's `attach://<id>` resolved the same way.
  */
 export function paramsForLog(p: ParsedRequest): Record<string, unknown> {
   const out: Record<string, unknown> = { ...p.params };
   const referenced = new Set<string>();
-  for (const [k, v] of Object.entries(out)) {
-    if (typeof v === "string" && v.startsWith("attach://")) {
-      const f = p.files.get(v.slice(9));
-      if (f) out[k] = { file_name: f.filename, size: f.bytes.byteLength };
-      referenced.add(v.slice(9));
+  const resolve = (v: unknown): unknown => {
+    if (typeof v !== "string" || !v.startsWith("attach://")) return v;
+    referenced.add(v.slice(9));
+    const f = p.files.get(v.slice(9));
+    return f ? { file_name: f.filename, size: f.bytes.byteLength } : v;
+  };
+  for (const [k, v] of Object.entries(out)) out[k] = resolve(v);
+  if (out.media !== undefined) {
+    let media: unknown = out.media;
+    if (typeof media === "string") {
+      try {
+        media = JSON.parse(media);
+      } catch {
+        // unparsable: logged as sent (the handler answers the error)
+      }
     }
+    if (Array.isArray(media)) out.media = media.map((m) => (m && typeof m === "object" && "media" in m ? { ...m, media: resolve((m as { media: unknown }).media) } : m));
   }
   for (const [name, f] of p.files) {
     if (!(name in out) && !referenced.has(name)) out[name] = { file_name: f.filename, size: f.bytes.byteLength };

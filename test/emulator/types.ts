@@ -177,6 +177,8 @@ export interface ChatMessage {
   photo?: PhotoSizeInfo[];
   /** message_id this one replies to. */
   reply_to?: number;
+  /** The album it belongs to (sendMediaGroup of 2 or more). */
+  media_group_id?: string;
   /** Number of successful edits. */
   edits: number;
   deleted: boolean;
