@@ -13,11 +13,12 @@ import { OUTBOX_CLOSE_MS } from "./shutdown.ts";
 import { cloudFetcher } from "./fetch/cloud.ts";
 import { localFetcher } from "./fetch/local.ts";
 import type { Fetcher } from "./fetch/types.ts";
-import { i18n, type DocketContext } from "./i18n/index.ts";
+import { i18n, localeFor, type DocketContext } from "./i18n/index.ts";
 import { accessControl } from "./intake/access.ts";
 import { commands } from "./intake/commands.ts";
 import { fileIntake } from "./intake/files.ts";
 import { settings } from "./intake/settings.ts";
+import { ReplyNotDelivered, ReplySender } from "./intake/replies.ts";
 import { Janitor, janitorOptions } from "./janitor/janitor.ts";
 import { SqliteJobStore } from "./jobs/sqlite-store.ts";
 import type { Logger } from "./log.ts";
@@ -58,6 +59,8 @@ export interface App {
    * `docket_janitor_last_run_timestamp_seconds`); a failure is logged, never thrown.
    */
   janitorPass(): Promise<void>;
+  /** Intake's recorded replies: `resume()` at start sends what an earlier process left pending. */
+  readonly replies: ReplySender;
   /** Stop the engine, flush status messages, stop the processor pool, close the database. */
   close(deadlineMs?: number): Promise<void>;
 }
@@ -128,7 +131,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
   const api = bot.api;
 
-  const status = opts.statusReporter?.(api, { store, log }) ?? new OutboxStatusReporter(outbox, outboxApi, store, log);
+  const status = opts.statusReporter?.(api, { store, log }) ?? new OutboxStatusReporter(outbox, outboxApi, log);
   const deliveryArgs: ConstructorParameters<typeof Delivery> = [outbox, outboxApi, store, log, (job) => status.shown(job)];
   const delivery = opts.delivery?.(deliveryArgs) ?? new Delivery(...deliveryArgs);
   const fetcher: Fetcher = config.mode === "local" ? localFetcher(api, config.localBotApiDir, log) : cloudFetcher(api, config.apiRoot, config.token);
@@ -150,6 +153,21 @@ export async function createApp(opts: AppOptions): Promise<App> {
     background(() => delivered, "chat reply");
     return delivered.catch(() => undefined);
   };
+  // Intake's replies go out from their record in chat_replies (issue 11 item 3), through the outbox.
+  const replies = new ReplySender({
+    store,
+    log,
+    now,
+    token: config.token,
+    status,
+    background,
+    send: async (chatId, text, replyTo) => {
+      const [id] = await outbox.send(outboxApi, chatId, text, replyTo !== null ? { replyTo } : {});
+      if (id === undefined) throw new ReplyNotDelivered("the outbox finished the reply without a message in the chat", true);
+      return id;
+    },
+    redeliver: async (job) => void (await delivery.redeliver(job, localeFor(job.languageCode))),
+  });
   const services: Services = {
     config,
     store,
@@ -159,6 +177,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     delivery,
     metrics,
     now,
+    replies,
     reply,
     post: (chatId, request, o) => outbox.post(outboxApi, chatId, request, o),
     background,
@@ -172,7 +191,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // One update at a time per chat, so a chat's messages are handled in order.
   bot.use(sequentialize((ctx) => ctx.chat?.id.toString()));
   bot.use(i18n);
-  bot.use(accessControl(config, services));
+  bot.use(accessControl(services));
   bot.use(fileIntake(services));
   bot.use(settings(services));
   bot.use(commands(services, (job) => janitor.erase(job)));
@@ -199,8 +218,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
       }
       metrics.janitorLastRun.set(now() / 1000);
     },
+    replies,
     async close(deadlineMs = 20_000) {
       await engine.stop(deadlineMs);
+      replies.close(); // what is not delivered now stays pending for the next start
       await pool?.close();
       await Promise.race([Promise.allSettled([...pending]), Bun.sleep(deadlineMs)]);
       await status.close();

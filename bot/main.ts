@@ -65,6 +65,9 @@ async function main(): Promise<number> {
     bot.botInfo = me.value;
     log.info({ bot: bot.botInfo.username, mode: config.mode, data_dir: config.dataDir, pid: process.pid }, "docket starting");
     await selfCheckPdf(app.pool!, log);
+    // Replies an earlier process recorded but did not deliver (a crash, a shutdown): sent first, so a
+    // job's pending first status message is adopted before the engine updates it (issue 11 item 3).
+    await app.replies.resume();
     // Intake: a webhook behind nginx when WEBHOOK_URL is set, else long polling (never both).
     if (config.webhook) {
       webhook = await startWebhook(bot, config.webhook, log, {

@@ -9,6 +9,7 @@ import type { JobStore } from "./jobs/store.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./ops/metrics.ts";
 import type { PostOptions, PostRequest, PostResult } from "./outbox/index.ts";
+import type { ReplySender } from "./intake/replies.ts";
 
 /** Everything a handler or worker needs; no globals. */
 export interface Services {
@@ -23,6 +24,8 @@ export interface Services {
   readonly delivery: Delivery;
   /** Prometheus metrics. */
   readonly metrics: Metrics;
+  /** Intake's recorded replies (a transactional outbox): `deliver` sends one just committed. */
+  readonly replies: Pick<ReplySender, "deliver">;
   /**
    * Send a chat message through the outbox without waiting for delivery (handlers must
    * stay short: polling confirms a batch only after its handlers return). Resolves once delivered.

@@ -54,17 +54,10 @@ function naiveApi(token: string, apiRoot: string): Api {
 /** Status messages the naive way: every update is an edit right away (the throttler queues it). */
 class NaiveStatus implements StatusReporter {
   private readonly ids = new Map<number, Promise<number | null>>();
-  constructor(
-    private readonly api: Api,
-    private readonly store: JobStore,
-  ) {}
-  async announce(job: FileJob, text: string): Promise<void> {
-    const id = this.api
-      .sendMessage(job.chatId, text, { reply_parameters: { message_id: job.messageId, allow_sending_without_reply: true } })
-      .then(async (m) => (await this.store.setStatusMessage(job.id, m.message_id), m.message_id))
-      .catch(() => null);
-    this.ids.set(job.id, id);
-    await id;
+  constructor(private readonly api: Api) {}
+  /** The first status message is intake's recorded reply (bot/intake/replies.ts, through the outbox in both variants): keep its id. */
+  adopt(job: FileJob, messageId: Promise<number | null>): void {
+    this.ids.set(job.id, messageId);
   }
   update(job: FileJob, text: string): void {
     void this.edit(job, text).catch(() => undefined);
@@ -122,7 +115,7 @@ async function burst(sender: "docket" | "naive"): Promise<Run> {
     runner: copyRunner({ outputs: 2 }),
     ...(sender === "naive"
       ? {
-          statusReporter: (_api, s) => new NaiveStatus(naive, s.store),
+          statusReporter: () => new NaiveStatus(naive),
           delivery: (base) => new NaiveDelivery(naive, base[2], base),
         }
       : {}),

@@ -24,7 +24,7 @@ import { median, percentile, rate } from "./stats.ts";
 
 /** A StatusReporter that sends nothing (benchmark: measure intake, not the chat reply). */
 class NoopStatus implements StatusReporter {
-  async announce(_job: FileJob, _text: string): Promise<void> {}
+  adopt(_job: FileJob, _messageId: Promise<number | null>): void {}
   update(_job: FileJob, _text: string): void {}
   async shown(_job: FileJob): Promise<void> {}
   async final(_job: FileJob, _text: string): Promise<void> {}

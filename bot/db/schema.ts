@@ -113,6 +113,53 @@ export const jobResults = sqliteTable(
   (t) => [primaryKey({ columns: [t.jobId, t.idx] })],
 );
 
+/**
+ * Replies intake decided on (accepted, duplicate, refused, limit, too big), written in the same
+ * transaction as the job row they answer and sent from this record (a transactional outbox; issue 11
+ * item 3): a crash after the update's batch was confirmed never loses one. `sent_at` null = pending;
+ * a redelivered update finds its reply by `update_id` and records no second one.
+ */
+export const chatReplies = sqliteTable(
+  "chat_replies",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** The update that decided this reply (one reply per update). */
+    updateId: integer("update_id").notNull(),
+    chatId: integer("chat_id").notNull(),
+    /** Telegram user whose message it answers (one refusal per user per day). */
+    userId: integer("user_id"),
+    /** The user's message it replies to. */
+    replyTo: integer("reply_to"),
+    /** The job it is about; its first status message when `kind` is `accepted` or `too_big`. */
+    jobId: integer("job_id").references(() => fileJobs.id, { onDelete: "set null" }),
+    /** `accepted`, `too_big`, `duplicate`, `resend`, `limit`, `refused` (bot/jobs/intake-rules.ts). */
+    kind: text("kind").notNull(),
+    /** The text, in the user's language, as intake rendered it. */
+    text: text("text").notNull(),
+    createdAt: text("created_at").notNull(),
+    /** When Telegram accepted it; null while pending. */
+    sentAt: text("sent_at"),
+    /** message_id Telegram gave it. */
+    messageId: integer("message_id"),
+    /** Delivery tries that failed (sends after a restart or a transient failure). */
+    tries: integer("tries").notNull().default(0),
+    /** Not retried before this time (backoff after a failed try), ISO. */
+    notBefore: text("not_before"),
+    /** Operator detail of the last failed try (English, redacted). */
+    lastError: text("last_error"),
+    /** Given up (the chat is gone or tries ran out); never sent. */
+    gaveUpAt: text("gave_up_at"),
+  },
+  (t) => [
+    uniqueIndex("chat_replies_update_unique").on(t.updateId),
+    index("chat_replies_pending").on(t.id).where(sql`${t.sentAt} IS NULL AND ${t.gaveUpAt} IS NULL`),
+    index("chat_replies_user_kind").on(t.userId, t.kind, t.createdAt),
+  ],
+);
+
+/** Row type of `chat_replies`. */
+export type ChatReply = typeof chatReplies.$inferSelect;
+
 /** Row type of `file_jobs`. */
 export type FileJob = typeof fileJobs.$inferSelect;
 /** Row type of `job_results`. */

@@ -8,6 +8,7 @@
  * выглядит готовым").
  */
 import type { Api } from "grammy";
+import { validDeclaredSize } from "../jobs/intake-rules.ts";
 import { redactSecrets } from "../log.ts";
 import type { TryFailure } from "../jobs/retry.ts";
 import { FetchError, classifyGetFileError } from "./errors.ts";
@@ -50,7 +51,8 @@ async function download(api: Api, apiRoot: string, token: string, req: FetchRequ
     if (timer.signal.aborted) throw err; // a timeout or the caller: classified above
     throw new FetchError(classifyGetFileError(err, req.limit));
   }
-  const sizes = { declared: req.declaredSize, announced: file.file_size ?? null };
+  // getFile's file_size is taken like a declared one: a non-negative safe integer, else unknown (issue 11 item 6).
+  const sizes = { declared: req.declaredSize, announced: validDeclaredSize(file.file_size) };
   if (sizes.announced !== null) {
     const early = checkSize(sizes.announced, null, req.limit, false);
     if (early) throw new FetchError(early);

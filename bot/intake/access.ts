@@ -1,12 +1,19 @@
 /**
- * Access control middleware: users outside `ALLOWED_USER_IDS` get a polite
- * refusal and nothing else happens (no job, no disk). Admins are always allowed.
+ * Access control middleware: users outside `ALLOWED_USER_IDS` get a polite refusal and nothing else
+ * happens (no job, no disk). Admins are always allowed. The refusal is recorded like every intake
+ * reply (`chat_replies`, sent from its record) and given at most once per user per day (issue 11
+ * item 6: an outsider's 20 messages in a group drew 20 refusals and spent the group's 20 messages a
+ * minute, so an allowed member's /help waited 60 s). In groups only what the bot would act on (a
+ * file, a command) is refused; chatter gets silence, as it does from allowed members.
  */
 import { Composer } from "grammy";
 import type { Config } from "../config.ts";
 import type { DocketContext } from "../i18n/index.ts";
 import type { Services } from "../services.ts";
 import { answerQuery } from "./answer-query.ts";
+
+/** One refusal per user in this window, ms (24 h). */
+export const REFUSAL_WINDOW_MS = 86_400_000;
 
 /** Whether `userId` may use the bot (empty allow-list = everyone). */
 export function isAllowed(config: Pick<Config, "allowedUserIds" | "adminUserIds">, userId: number | undefined): boolean {
@@ -15,17 +22,24 @@ export function isAllowed(config: Pick<Config, "allowedUserIds" | "adminUserIds"
   return config.allowedUserIds.includes(userId) || config.adminUserIds.includes(userId);
 }
 
-/**
- * Middleware that stops updates from users who are not allowed, replying once per message; a button
- * press is answered in the background (never awaited: it must not hold the batch).
- */
-export function accessControl(config: Pick<Config, "allowedUserIds" | "adminUserIds">, services: Pick<Services, "reply" | "background">): Composer<DocketContext> {
-  const { reply } = services;
+/** Middleware that stops updates from users who are not allowed; see the module doc. */
+export function accessControl(services: Pick<Services, "config" | "store" | "replies" | "log" | "now" | "background">): Composer<DocketContext> {
   const c = new Composer<DocketContext>();
   c.use(async (ctx, next) => {
-    if (isAllowed(config, ctx.from?.id)) return next();
+    if (isAllowed(services.config, ctx.from?.id)) return next();
+    // A button press is answered in the background (never awaited: it must not hold the batch).
     if (ctx.callbackQuery) return answerQuery(services, ctx);
-    if (ctx.message) void reply(ctx.message.chat.id, ctx.t("intake-not-allowed"), { replyTo: ctx.message.message_id });
+    const msg = ctx.message;
+    if (!msg || !ctx.from) return;
+    const actionable = msg.chat.type === "private" || msg.document !== undefined || msg.photo !== undefined || (msg.entities ?? []).some((e) => e.type === "bot_command" && e.offset === 0);
+    if (!actionable) return;
+    const reply = await services.store.recordRefusal(
+      { updateId: ctx.update.update_id, chatId: msg.chat.id, userId: ctx.from.id, replyTo: msg.message_id, text: ctx.t("intake-not-allowed") },
+      services.now(),
+      REFUSAL_WINDOW_MS,
+    );
+    if (reply) services.replies.deliver(reply, null);
+    else services.log.debug({ user_id: ctx.from.id, chat_id: msg.chat.id }, "not allowed; already refused within 24 h");
   });
   return c;
 }

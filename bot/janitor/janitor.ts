@@ -38,7 +38,12 @@ export interface JanitorReport {
   readonly reservationsReleased: number;
   /** Active jobs whose lease expired more than the grace ago. */
   readonly deadLeases: number;
+  /** Intake replies sent (or given up) more than {@link REPLY_KEEP_MS} ago, deleted. */
+  readonly repliesPruned: number;
 }
+
+/** How long sent intake replies are kept (the one-refusal-a-day check reads the last 24 h), ms: 7 days. */
+export const REPLY_KEEP_MS = 7 * 86_400_000;
 
 /** Janitor settings (ms). */
 export interface JanitorOptions {
@@ -137,7 +142,14 @@ export class Janitor {
     await this.sweep(this.paths.work, "temp", now, counts);
     await this.sweep(this.paths.results, "results", now, counts);
 
-    const report = { expired, ...counts, reservationsReleased, deadLeases };
+    let repliesPruned = 0;
+    try {
+      repliesPruned = await this.store.pruneReplies(now - REPLY_KEEP_MS);
+    } catch (err) {
+      this.log.warn({ err }, "janitor could not prune old intake replies");
+    }
+
+    const report = { expired, ...counts, reservationsReleased, deadLeases, repliesPruned };
     this.log.info(report, "janitor pass");
     return report;
   }

@@ -1,5 +1,5 @@
 /**
- * The SQL of `SqliteJobStore`'s hot paths (accept, acceptWithinLimits, both claims, transition,
+ * The SQL of `SqliteJobStore`'s hot paths (accept, intake, both claims, transition,
  * renew, retryLater, fail, get) as bun:sqlite statements prepared once per connection, so a call only binds values
  * (drizzle's query builder rebuilt and re-prepared the SQL on every call: ≈ 200 µs of a ≈ 250 µs
  * INSERT, docs/benchmarks.md "Queue"). Every conditional write keeps the WHERE of seed 000
@@ -68,11 +68,19 @@ export interface TransitionShape {
 export class JobStatements {
   /** INSERT a new `accepted` job unless its key exists (seed 000: idempotent intake); the row, or null on conflict. */
   readonly insertAccepted: Query<FileJob>;
+  /**
+   * INSERT a new job as `failed`/`too_big` unless its key exists: a declared size over the mode's limit is
+   * refused in this one INSERT, so no download loop ever sees it `accepted` (issue 11 item 5).
+   */
+  readonly insertTooBig: Query<FileJob>;
   /** The job with key (chat_id, file_unique_id, variant). */
   readonly byKey: Query<FileJob>;
   /** Jobs of `$userId` in an active state (USER_MAX_JOBS_IN_FLIGHT). */
   readonly inFlight: Query<{ n: number }>;
-  /** Bytes of `$userId`'s jobs created at or after `$since` (real size, else declared), too_big refusals excluded (USER_MAX_BYTES_PER_DAY). */
+  /**
+   * Bytes of `$userId`'s jobs created at or after `$since` (real size, else declared; a negative size stored
+   * before sizes were validated counts 0), too_big refusals excluded (USER_MAX_BYTES_PER_DAY).
+   */
   readonly bytesSince: Query<{ n: number }>;
   /** The job with this id. */
   readonly byId: Query<FileJob>;
@@ -103,11 +111,16 @@ export class JobStatements {
        VALUES ($updateId, $chatId, $userId, $messageId, $source, $fileId, $fileUniqueId, $declaredName, $declaredMime, $declaredSize, $languageCode, $variant, 'accepted', $now, $now)
        ON CONFLICT DO NOTHING RETURNING ${ROW}`,
     );
+    this.insertTooBig = sqlite.prepare(
+      `INSERT INTO file_jobs (update_id, chat_id, user_id, message_id, source, file_id, file_unique_id, declared_name, declared_mime, declared_size, language_code, variant, status, reason, reason_params, last_error, created_at, updated_at, finished_at)
+       VALUES ($updateId, $chatId, $userId, $messageId, $source, $fileId, $fileUniqueId, $declaredName, $declaredMime, $declaredSize, $languageCode, $variant, 'failed', 'too_big', $params, $detail, $now, $now, $now)
+       ON CONFLICT DO NOTHING RETURNING ${ROW}`,
+    );
     this.byKey = sqlite.prepare(`SELECT ${ROW} FROM file_jobs WHERE chat_id = $chatId AND file_unique_id = $fileUniqueId AND variant = $variant`);
     this.inFlight = sqlite.prepare(`SELECT count(*) AS n FROM file_jobs WHERE user_id = $userId AND status IN ${literals(ACTIVE_STATES)}`);
     // Files refused as too big were never downloaded: they do not count toward bytes per day.
     this.bytesSince = sqlite.prepare(
-      "SELECT coalesce(sum(coalesce(real_size, declared_size, 0)), 0) AS n FROM file_jobs WHERE user_id = $userId AND created_at >= $since AND (reason IS NULL OR reason != 'too_big')",
+      "SELECT coalesce(sum(max(coalesce(real_size, declared_size, 0), 0)), 0) AS n FROM file_jobs WHERE user_id = $userId AND created_at >= $since AND (reason IS NULL OR reason != 'too_big')",
     );
     this.byId = sqlite.prepare(`SELECT ${ROW} FROM file_jobs WHERE id = $id`);
     this.downloadHead = sqlite.prepare(`SELECT id, declared_size AS declaredSize FROM file_jobs WHERE status = 'accepted' AND ${CLAIMABLE} ORDER BY id ASC LIMIT 1`);

@@ -1,24 +1,23 @@
 /**
  * The SQLite `JobStore` (bun:sqlite + drizzle-orm). Claims run in IMMEDIATE
  * transactions so two workers (or two processes) never take the same job.
- * The hot paths (accept, acceptWithinLimits, claims, transition, renew, retryLater,
+ * The hot paths (accept, intake, claims, transition, renew, retryLater,
  * fail, get) run statements prepared once per store (./sqlite-statements.ts) and
  * bun:sqlite transaction functions; the rest uses drizzle.
  */
 import { Database } from "bun:sqlite";
 import { and, asc, desc, eq, gt, gte, inArray, lte, ne, sql } from "drizzle-orm";
 import type { DocketDb } from "../db/open.ts";
-import { chatSettings, fileJobs, jobResults, type FileJob, type JobResult, type JobState } from "../db/schema.ts";
+import { chatSettings, fileJobs, jobResults, type ChatReply, type FileJob, type JobResult, type JobState } from "../db/schema.ts";
 import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
 import { ACTIVE_STATES, canTransition, isActive } from "./states.ts";
 import { OWNER_SEPARATOR } from "./owner.ts";
 import type { ReasonCode } from "./reasons.ts";
 import { JobStatements, transitionPatch } from "./sqlite-statements.ts";
-import type { BudgetParams, JobStore, NewJob, NewResult, TransitionPatch, UserLimits } from "./store.ts";
-
-/** What {@link JobStore.acceptWithinLimits} resolves to. */
-type LimitedAccept = Awaited<ReturnType<JobStore["acceptWithinLimits"]>>;
+import { ReplyStatements } from "./sqlite-replies.ts";
+import { decideExisting, decideNew, replyKindOf, type QuotaUse } from "./intake-rules.ts";
+import type { BudgetParams, IntakeOptions, IntakeOutcome, JobStore, NewJob, NewReply, NewResult, TransitionPatch } from "./store.ts";
 
 /** The idempotency key of a job, (chat_id, file_unique_id, variant), as bound values (seed 000: UNIQUE key). */
 const jobKey = (job: Pick<NewJob, "chatId" | "fileUniqueId" | "variant">) => ({ chatId: job.chatId, fileUniqueId: job.fileUniqueId, variant: job.variant ?? "default" });
@@ -48,8 +47,11 @@ export class SqliteJobStore implements JobStore {
   private readonly claimDownloadTx: ClaimTx<[owner: string, now: number, leaseTtlMs: number, budget: BudgetParams]>;
   /** Claim of the processing pool, one IMMEDIATE transaction (call `.immediate`). */
   private readonly claimProcessTx: ClaimTx<[owner: string, now: number, leaseTtlMs: number]>;
-  /** Key lookup, both fairness checks and the INSERT, one IMMEDIATE transaction (call `.immediate`). */
-  private readonly acceptWithinLimitsTx: { immediate(job: NewJob, now: number, limits: UserLimits): LimitedAccept };
+  /** Key lookup, decision, writes and the reply, one IMMEDIATE transaction (call `.immediate`). */
+  private readonly intakeTx: { immediate(job: NewJob, now: number, options: IntakeOptions): IntakeOutcome };
+  /** The refusal check and its INSERT, one IMMEDIATE transaction. */
+  private readonly refusalTx: { immediate(reply: NewReply, now: number, windowMs: number): ChatReply | null };
+  private readonly replies: ReplyStatements;
 
   /**
    * @param db drizzle handle from `openDb`; its bun:sqlite connection (`$client`) runs the prepared hot paths
@@ -62,7 +64,11 @@ export class SqliteJobStore implements JobStore {
     this.stmts = new JobStatements(sqlite);
     this.claimDownloadTx = sqlite.transaction((owner: string, now: number, leaseTtlMs: number, budget: BudgetParams) => this.takeDownload(owner, now, leaseTtlMs, budget));
     this.claimProcessTx = sqlite.transaction((owner: string, now: number, leaseTtlMs: number) => this.takeProcess(owner, now, leaseTtlMs));
-    this.acceptWithinLimitsTx = sqlite.transaction((job: NewJob, now: number, limits: UserLimits) => this.insertWithinLimits(job, now, limits));
+    this.replies = new ReplyStatements(sqlite);
+    this.intakeTx = sqlite.transaction((job: NewJob, now: number, options: IntakeOptions) => this.intakeBody(job, now, options));
+    this.refusalTx = sqlite.transaction((reply: NewReply, now: number, windowMs: number) =>
+      this.replies.refusals(reply.userId, now - windowMs) > 0 ? null : this.replies.insert({ ...reply, jobId: null, kind: "refused" }, now),
+    );
   }
 
   /** Body of {@link claimDownload}; runs inside its IMMEDIATE transaction. */
@@ -84,18 +90,76 @@ export class SqliteJobStore implements JobStore {
     return this.stmts.claimProcess.get({ id: head.id, status: head.status, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: nowIso });
   }
 
-  /** Body of {@link acceptWithinLimits}; runs inside its IMMEDIATE transaction. */
-  private insertWithinLimits(job: NewJob, now: number, limits: UserLimits): LimitedAccept {
+  /** The user's usage for the quota check (USER_MAX_JOBS_IN_FLIGHT, USER_MAX_BYTES_PER_DAY). */
+  private quotaUse(userId: number, now: number): QuotaUse {
+    return {
+      inFlight: this.stmts.inFlight.get({ userId })?.n ?? 0,
+      bytesToday: this.stmts.bytesSince.get({ userId, since: iso(now - 86_400_000) })?.n ?? 0,
+    };
+  }
+
+  /** Body of {@link intake}; runs inside its IMMEDIATE transaction. */
+  private intakeBody(job: NewJob, now: number, o: IntakeOptions): IntakeOutcome {
     const existing = this.stmts.byKey.get(jobKey(job));
-    if (existing) return { job: existing, created: false };
-    const inFlight = this.stmts.inFlight.get({ userId: job.userId })?.n ?? 0;
-    if (inFlight >= limits.maxInFlight) return { refused: { limit: "in_flight", count: inFlight } };
-    const used = this.stmts.bytesSince.get({ userId: job.userId, since: iso(now - 86_400_000) })?.n ?? 0;
-    if (used >= limits.maxBytesPerDay) return { refused: { limit: "bytes_per_day", used } };
-    const inserted = this.stmts.insertAccepted.get(insertValues(job, now));
-    // The key was checked inside this IMMEDIATE transaction, so no other writer can have taken it.
-    if (!inserted) throw new Error("acceptWithinLimits: key conflict inside the transaction");
-    return { job: inserted, created: true };
+    const input = { updateId: job.updateId, tooBig: o.tooBig !== null, edited: o.edited };
+    const decision = existing ? decideExisting(existing, input, now) : decideNew(input, () => this.quotaUse(job.userId, now), o.limits);
+    let row: FileJob | null = existing;
+    switch (decision.kind) {
+      case "accept":
+        row = this.stmts.insertAccepted.get(insertValues(job, now));
+        break;
+      case "too_big":
+        row = this.stmts.insertTooBig.get({ ...insertValues(job, now), params: JSON.stringify(o.tooBig!.params), detail: o.tooBig!.detail });
+        break;
+      case "rearm":
+        if (decision.expireFirst) this.expireNow(existing!.id, "ready", now);
+        this.rearmNow(existing!.id, decision.from, job, now);
+        row = this.stmts.byId.get({ id: existing!.id });
+        break;
+      case "too_big_again":
+        if (decision.expireFirst) this.expireNow(existing!.id, "ready", now);
+        row = this.stmts.byId.get({ id: existing!.id });
+        break;
+      default:
+        break;
+    }
+    // The key was read inside this IMMEDIATE transaction, so no other writer can have moved it.
+    if ((decision.kind === "accept" || decision.kind === "too_big" || decision.kind === "rearm") && !row) throw new Error(`intake: ${decision.kind} wrote no row inside the transaction`);
+    const kind = replyKindOf(decision);
+    const text = kind === null ? null : o.render(decision, row);
+    const reply =
+      kind === null || text === null
+        ? null
+        : this.replies.insert({ updateId: job.updateId, chatId: job.chatId, userId: job.userId, replyTo: job.messageId, jobId: row?.id ?? null, kind, text }, now);
+    return { decision, job: row, reply };
+  }
+
+  async intake(job: NewJob, now: number, options: IntakeOptions): Promise<IntakeOutcome> {
+    return this.intakeTx.immediate(job, now, options);
+  }
+
+  async recordRefusal(reply: NewReply, now: number, windowMs: number): Promise<ChatReply | null> {
+    return this.refusalTx.immediate(reply, now, windowMs);
+  }
+
+  async pendingReplies(now: number, limit: number, afterId = 0): Promise<ChatReply[]> {
+    return this.replies.pending(now, limit, afterId);
+  }
+
+  async markReplySent(id: number, messageId: number, now: number): Promise<void> {
+    this.replies.markSent(id, messageId, now);
+  }
+
+  async retryReplyLater(id: number, notBefore: number, detail: string): Promise<void> {
+    this.replies.retryLater(id, notBefore, detail);
+  }
+
+  async giveUpReply(id: number, detail: string, now: number): Promise<void> {
+    this.replies.giveUp(id, detail, now);
+  }
+
+  async pruneReplies(before: number): Promise<number> {
+    return this.replies.prune(before);
   }
 
   async accept(job: NewJob, now: number): Promise<{ job: FileJob; created: boolean }> {
@@ -106,15 +170,19 @@ export class SqliteJobStore implements JobStore {
     return { job: existing, created: false };
   }
 
-  async acceptWithinLimits(job: NewJob, now: number, limits: UserLimits) {
-    return this.acceptWithinLimitsTx.immediate(job, now, limits);
+  async rearm(id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number): Promise<boolean> {
+    return this.rearmNow(id, from, fresh, now);
   }
 
-  async rearm(id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number): Promise<boolean> {
+  /** `failed|expired → accepted` with the fresh message's fields, every per-try column cleared, old results dropped (synchronous). */
+  private rearmNow(id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number): boolean {
     const r = this.db
       .update(fileJobs)
       .set({
-        ...fresh,
+        fileId: fresh.fileId,
+        updateId: fresh.updateId,
+        messageId: fresh.messageId,
+        languageCode: fresh.languageCode,
         status: "accepted",
         attempts: 0,
         leaseOwner: null,
@@ -283,6 +351,11 @@ export class SqliteJobStore implements JobStore {
   }
 
   async expire(id: number, from: "ready" | "failed", now: number): Promise<boolean> {
+    return this.expireNow(id, from, now);
+  }
+
+  /** `ready|failed → expired`, reservation released (synchronous). */
+  private expireNow(id: number, from: "ready" | "failed", now: number): boolean {
     const r = this.db
       .update(fileJobs)
       .set({ status: "expired", updatedAt: iso(now), reservedBytes: 0 })

@@ -6,7 +6,8 @@
  * `false` means someone else moved the job (seed 000: conditional UPDATE).
  * Times are epoch ms in, UTC ISO strings in rows.
  */
-import type { FileJob, JobResult, JobState } from "../db/schema.ts";
+import type { ChatReply, FileJob, JobResult, JobState } from "../db/schema.ts";
+import type { IntakeDecision, QuotaLimits } from "./intake-rules.ts";
 import type { ReasonCode } from "./reasons.ts";
 
 /** What intake records for a new job (seed 000: "Что записать при приёме"). */
@@ -26,11 +27,40 @@ export interface NewJob {
   readonly variant?: string;
 }
 
-/** Per-user fairness limits (USER_MAX_JOBS_IN_FLIGHT, USER_MAX_BYTES_PER_DAY). */
-export interface UserLimits {
-  readonly maxInFlight: number;
-  /** Bytes per 24 h (declared or real sizes). */
-  readonly maxBytesPerDay: number;
+/** How {@link JobStore.intake} treats one file message; the handler's part of the decision. */
+export interface IntakeOptions {
+  /** The update is an `edited_message` (a kept file gets no answer). */
+  readonly edited: boolean;
+  /**
+   * Set when the declared size is over the mode's download limit: the `failed`/`too_big` row's chat
+   * params and operator detail (the size is checked before the quota; issue 11 item 5).
+   */
+  readonly tooBig: { readonly params: Readonly<Record<string, string | number>>; readonly detail: string } | null;
+  /** Per-user limits (Infinity for admins). */
+  readonly limits: QuotaLimits;
+  /**
+   * The reply's text in the user's language, from the decision and the job row after the writes
+   * (null: none). Runs inside the transaction: pure and quick.
+   */
+  render(decision: IntakeDecision, job: FileJob | null): string | null;
+}
+
+/** What {@link JobStore.intake} did. */
+export interface IntakeOutcome {
+  readonly decision: IntakeDecision;
+  /** The job after the writes (null for a limit refusal). */
+  readonly job: FileJob | null;
+  /** The reply recorded in the same transaction, pending delivery (null: none, or this update has one already). */
+  readonly reply: ChatReply | null;
+}
+
+/** A reply recorded without a job (a refusal), see {@link JobStore.recordRefusal}. */
+export interface NewReply {
+  readonly updateId: number;
+  readonly chatId: number;
+  readonly userId: number;
+  readonly replyTo: number | null;
+  readonly text: string;
 }
 
 /** Budget parameters for a download claim (bytes). */
@@ -74,15 +104,31 @@ export interface JobStore {
   /** INSERT the job in `accepted` unless (chat_id, file_unique_id) exists; returns the row and whether it was created. */
   accept(job: NewJob, now: number): Promise<{ job: FileJob; created: boolean }>;
   /**
-   * Like {@link accept}, but refuses a NEW job when the user is at a per-user limit — count and
-   * INSERT in one transaction, so concurrent handlers (other chats of the same user) cannot
-   * both pass the check. An existing job is returned as in `accept`, limits not applied.
+   * Take in one file message in ONE transaction (seed 000 intake; issue 11 items 3 and 5): read the job
+   * with the same key, decide (bot/jobs/intake-rules.ts: `decideExisting`, or `decideNew` — size
+   * limit first, then the quota), write (INSERT `accepted`, INSERT `failed`/`too_big`, expire, re-arm,
+   * or nothing) and record the reply `render` gives in `chat_replies` (one per `update_id`: a
+   * redelivered update records none). A crash after commit loses neither the job nor its reply.
    */
-  acceptWithinLimits(
-    job: NewJob,
-    now: number,
-    limits: UserLimits,
-  ): Promise<{ job: FileJob; created: boolean; refused?: undefined } | { refused: { limit: "in_flight"; count: number } | { limit: "bytes_per_day"; used: number } }>;
+  intake(job: NewJob, now: number, options: IntakeOptions): Promise<IntakeOutcome>;
+  /**
+   * Record a refusal for a user outside ALLOWED_USER_IDS unless that user got one within `windowMs`
+   * (issue 11 item 6: at most one a day) or this update has a reply; the pending row, or null.
+   */
+  recordRefusal(reply: NewReply, now: number, windowMs: number): Promise<ChatReply | null>;
+  /** Pending replies due at `now` (not sent, not given up, backoff passed) with id > `afterId`, oldest first, at most `limit`. */
+  pendingReplies(now: number, limit: number, afterId?: number): Promise<ChatReply[]>;
+  /**
+   * Telegram accepted reply `id` as `messageId`: mark it sent and, for a status reply
+   * (intake-rules.ts `STATUS_REPLY_KINDS`), store the id as its job's `status_message_id` — one transaction.
+   */
+  markReplySent(id: number, messageId: number, now: number): Promise<void>;
+  /** A try of reply `id` failed: `tries + 1`, not before `notBefore`, with the (redacted) detail. */
+  retryReplyLater(id: number, notBefore: number, detail: string): Promise<void>;
+  /** Stop trying reply `id` (the chat is gone, or tries ran out). */
+  giveUpReply(id: number, detail: string, now: number): Promise<void>;
+  /** Delete replies sent or given up that were created before `before` (janitor); how many. */
+  pruneReplies(before: number): Promise<number>;
   /** A re-sent file re-arms a `failed`/`expired` job: back to `accepted` with the fresh file_id, attempts 0. */
   rearm(id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number): Promise<boolean>;
   /** Remember the chat message that shows this job's status. */

@@ -1,6 +1,7 @@
 /**
  * The job status message through the outbox (issue 3 §12): one message per job,
- * sent at intake as a reply to the user's file, then edited by one long-lived
+ * sent at intake as a reply to the user's file (intake's durable reply, bot/intake/replies.ts,
+ * handed over by `adopt`), then edited by one long-lived
  * outbox stream as the job moves (accepted → downloading n % → queued →
  * processing → ready or failed). The outbox paces per chat and bot-wide, holds
  * the chat on 429 and collapses pending edits to the latest text. After a
@@ -9,7 +10,6 @@
  */
 import type { Api } from "grammy";
 import type { FileJob } from "../db/schema.ts";
-import type { JobStore } from "../jobs/store.ts";
 import type { Logger } from "../log.ts";
 import type { LiveStream, Outbox } from "../outbox/index.ts";
 import type { StatusReporter } from "./reporter.ts";
@@ -34,25 +34,12 @@ export class OutboxStatusReporter implements StatusReporter {
   constructor(
     private readonly outbox: Outbox,
     private readonly api: Api,
-    private readonly store: JobStore,
     private readonly log: Logger,
   ) {}
 
-  async announce(job: FileJob, text: string): Promise<void> {
+  adopt(job: FileJob, messageId: Promise<number | null>): void {
     this.finished.delete(job.id); // a re-armed job starts a new status line
-    const messageId = (async () => {
-      try {
-        const [id] = await this.outbox.send(this.api, job.chatId, text, { replyTo: job.messageId });
-        if (id === undefined) return null;
-        await this.store.setStatusMessage(job.id, id);
-        return id;
-      } catch (err) {
-        this.log.warn({ job: job.id, err }, "status message not delivered");
-        return null;
-      }
-    })();
     this.entries.set(job.id, this.entry(job, messageId));
-    await messageId;
   }
 
   shown(job: FileJob): Promise<void> {

@@ -8,8 +8,13 @@ import type { FileJob } from "../db/schema.ts";
 
 /** Where job status text goes. Implementations rate-limit and collapse edits. */
 export interface StatusReporter {
-  /** Send the first status message (reply to the user's file) and remember its id on the job. */
-  announce(job: FileJob, text: string): Promise<void>;
+  /**
+   * The job's first status message (intake's reply to the user's file) is on its way: `messageId`
+   * resolves with its message_id once Telegram accepted it (null when it was not delivered). Later
+   * updates edit that message. Intake sends and records the reply itself (bot/intake/replies.ts: a
+   * transactional outbox, so a crash never loses it); call this before any `update` of the job.
+   */
+  adopt(job: FileJob, messageId: Promise<number | null>): void;
   /** Show `text` as the job's current status (latest wins; may be delayed or collapsed). */
   update(job: FileJob, text: string): void;
   /**

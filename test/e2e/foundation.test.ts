@@ -83,15 +83,18 @@ describe("a document goes from a chat to a processed result", () => {
     expect(stack.em.count("getFile")).toBe(0);
   });
 
-  test("a redelivered update answers with the existing job, never a second job", async () => {
+  test("a redelivered update was answered the first time: never a second job, never a second reply", async () => {
     stack = await startStack();
     const u = stack.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: await threePages(), file_name: "a.pdf" });
     const row = await stack.jobFor(u.chatId, sent.message_id);
     await stack.waitJob(row.id);
+    await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${row.id}`)));
+    const before = u.messages().length;
     stack.em.redeliver(sent.update_id);
-    await u.waitFor((m) => m.some((x) => x.text?.includes("already")), 10_000);
+    await expect.poll(() => stack!.logs.some((l) => l.includes("redelivered update: answered when it was first handled"))).toBe(true);
     expect((await stack.app.services.store.listByChat(u.chatId, 10)).length).toBe(1);
+    expect(u.messages()).toHaveLength(before);
   });
 
   test("the same file sent twice: one job; the second time the stored result is re-sent by file_id", async () => {

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { openDb } from "../../bot/db/open.ts";
 import { SqliteJobStore } from "../../bot/jobs/sqlite-store.ts";
 import { opsReadSuite } from "./conformance/ops.ts";
+import { intakeSuite } from "./conformance/intake.ts";
 import { reclaimSuite } from "./conformance/reclaim.ts";
 import type { StoreFactory } from "./conformance/store-factory.ts";
 
@@ -23,3 +24,4 @@ const sqlite: StoreFactory = () => {
 
 reclaimSuite("sqlite", sqlite);
 opsReadSuite("sqlite", sqlite);
+intakeSuite("sqlite", sqlite);

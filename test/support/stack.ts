@@ -77,6 +77,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   const app = await createApp({ config, log, ...(opts.runner ? { runner: opts.runner } : {}) });
   app.bot.api.config.use(pollConflicts({ log, deleteWebhook: true, backoffMs: 200 }));
   await app.bot.init();
+  await app.replies.resume();
   let runner: RunnerHandle | null = null;
   if (!opts.noPolling) runner = startPolling(app.bot, app.services.log, { runner: { fetch: { timeout: 1 }, silent: true } });
   await app.engine.start();
