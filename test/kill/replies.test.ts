@@ -2,8 +2,8 @@
  * Replies that survive a crash (issue 11 item 3): every reply intake decides on — accepted, duplicate,
  * re-send of a live result, per-user limit, refusal of an outsider — is recorded in the intake
  * transaction and sent from that record. The real bot process is SIGKILLed right after the batch with
- * those messages was confirmed to Telegram (the emulator has no pending update left) while each chat
- * is held by a 429, so no reply has gone out yet. Telegram will never deliver those updates again; the
+ * those messages was confirmed to Telegram (the emulator has no pending update left) while every send
+ * to those chats answers 429, so no reply has gone out yet. Telegram will never deliver those updates again; the
  * restarted bot must still answer each message exactly once. Strict emulator: rate limits on.
  */
 import { Database } from "bun:sqlite";
@@ -71,9 +71,11 @@ test("SIGKILL after the batch was confirmed, every reply still held by a 429: th
   const resultsBefore = resender.messages().filter((x) => x.document).length;
   expect(resultsBefore).toBeGreaterThan(0);
 
-  // Every chat on a 6 s flood wait: the replies below are recorded, tried once (429), and held.
+  // Every chat on a flood wait until the first process is dead: each try of the replies below answers 429
+  // (retry after 1 s), however long the machine takes to get there; lifted before the restart.
   const users = [resender, duplicate, limited, newcomer, outsider];
-  for (const u of users) em.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 6", retry_after: 6 }, { chatId: u.chatId });
+  let flooded = true;
+  for (const u of users) em.failNext("sendMessage", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 }, { chatId: u.chatId, times: Infinity, match: () => flooded });
   const before = new Map(users.map((u) => [u.chatId, u.messages().length]));
   const updates = [
     await resender.sendDocument({ bytes: report, file_name: "report again.pdf" }),
@@ -92,6 +94,7 @@ test("SIGKILL after the batch was confirmed, every reply still held by a 429: th
   expect(query<{ n: number }>(dbFile, "SELECT count(*) AS n FROM chat_replies WHERE sent_at IS NULL")[0]!.n).toBe(5);
 
   // The restarted bot sends what the dead one recorded.
+  flooded = false;
   const again = start();
   const newJob = query<Job>(dbFile, "SELECT id, status, status_message_id FROM file_jobs WHERE chat_id = ?", newcomer.chatId)[0]!;
   const texts = (u: (typeof users)[number]) => u.messages().slice(before.get(u.chatId)).map((x) => x.text ?? `[document ${x.document?.file_name}]`);
