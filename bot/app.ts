@@ -113,7 +113,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // bot-wide cap. A new hold is counted once.
   const outbox = new Outbox({
     logger: log,
-    options: { shutdownTimeoutMs: OUTBOX_CLOSE_MS },
+    options: { shutdownTimeoutMs: OUTBOX_CLOSE_MS, callTimeoutMs: config.chatCallTimeoutMs },
     events: (e) => {
       if (e.type === "ChatHold") {
         if (e.fresh) metrics.chatHolds.inc();

@@ -128,6 +128,7 @@ const envSchema = z.object({
   BACKUP_MAX_AGE: duration.prefault("48h"),
   LOG_LEVEL: z.enum(["trace", "debug", "info", "warn", "error", "fatal"], { message: "expected trace, debug, info, warn, error or fatal" }).default("info"),
   DELETE_WEBHOOK_ON_START: bool.prefault("true"),
+  CHAT_CALL_TIMEOUT: duration.prefault("30s"),
   WEBHOOK_URL: z.string().trim().url("expected the public https URL Telegram posts updates to, e.g. https://bot.example.com/tg/hook").optional(),
   WEBHOOK_SECRET: z
     .string()
@@ -159,6 +160,11 @@ export interface Config {
   readonly mode: "cloud" | "local";
   /** grammY `apiRoot`, no trailing slash. */
   readonly apiRoot: string;
+  /**
+   * Bound of one chat-bound Bot API call (a message, an edit), ms: a call with no answer by then is
+   * aborted and tried again (issue 11 item 7). An upload gets this plus its size at 256 KB/s.
+   */
+  readonly chatCallTimeoutMs: number;
   readonly localBotApiDir: string;
   /** Absolute data root; `db/`, `downloads/`, `work/`, `results/` live under it. */
   readonly dataDir: string;
@@ -269,6 +275,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     token: e.BOT_TOKEN,
     mode: e.BOT_API_MODE,
     apiRoot: e.BOT_API_ROOT,
+    chatCallTimeoutMs: e.CHAT_CALL_TIMEOUT,
     localBotApiDir: resolve(e.LOCAL_BOT_API_DIR),
     dataDir: resolve(e.DATA_DIR),
     limits: Object.freeze({

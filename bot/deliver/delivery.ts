@@ -19,18 +19,19 @@ import type { JobStore } from "../jobs/store.ts";
 import type { Logger } from "../log.ts";
 import type { DocumentInput, Outbox } from "../outbox/index.ts";
 
-/** Fixed part of an upload call's bound, ms (connecting, Telegram storing the file). */
-const UPLOAD_BASE_MS = 60_000;
-/** Slowest upload speed still waited for, bytes/s: the bound grows with the file (50 MB: ≈ 4 min). */
+/** Slowest upload speed still waited for, bytes/s: the bound grows with the file (50 MB: ≈ 3 min 20 s more). */
 const UPLOAD_MIN_SPEED = 256 * 1024;
 /** Documents in one album (Bot API sendMediaGroup: 2–10 items; TDLib MAX_GROUPED_MESSAGES). */
 export const ALBUM_MAX = 10;
 /** Caption length limit, UTF-16 code units (Bot API: 0–1024 characters after entity parsing). */
 const CAPTION_MAX = 1024;
 
-/** Bound of one upload call of `bytes` (all files of the call), ms: {@link UPLOAD_BASE_MS} plus the time at {@link UPLOAD_MIN_SPEED}. */
-export function uploadTimeoutMs(bytes: number): number {
-  return Math.round(UPLOAD_BASE_MS + (Math.max(0, bytes) / UPLOAD_MIN_SPEED) * 1000);
+/**
+ * Bound of one upload call of `bytes` (all files of the call), ms: `baseMs` (the outbox's per-call bound,
+ * CHAT_CALL_TIMEOUT) plus the time at {@link UPLOAD_MIN_SPEED}.
+ */
+export function uploadTimeoutMs(bytes: number, baseMs: number): number {
+  return Math.round(baseMs + (Math.max(0, bytes) / UPLOAD_MIN_SPEED) * 1000);
 }
 
 /** Split `items` into the calls that carry them: albums of up to {@link ALBUM_MAX}, a last lone item on its own. */
@@ -115,6 +116,7 @@ export class Delivery {
     onSent?: (idx: number, fileId: string) => Promise<void>,
   ): Promise<number> {
     const items = results.filter((r) => r.telegramFileId).map((r) => ({ idx: r.idx, document: r.telegramFileId!, fileName: r.fileName, size: 0 }));
+    if (items.length > 0) await abortable(this.before(job), signal);
     for (const batch of deliveryBatches(items)) {
       const ids = await this.send(job, batch, locale, false, signal);
       for (const [i, r] of batch.entries()) await onSent?.(r.idx, ids[i] ?? (r.document as string));
@@ -124,7 +126,6 @@ export class Delivery {
 
   /** Send the stored results again by `file_id` (/resend, re-sent file). Returns how many were sent. */
   async redeliver(job: FileJob, locale: Locale): Promise<number> {
-    await this.before(job);
     const sent = await this.sendStored(job, await this.store.results(job.id), locale);
     this.log.info({ job: job.id, file_unique_id: job.fileUniqueId, sent }, "results re-delivered by file_id");
     return sent;
@@ -137,7 +138,7 @@ export class Delivery {
   private async send(job: FileJob, batch: readonly Item[], locale: Locale, reply: boolean, signal?: AbortSignal): Promise<(string | undefined)[]> {
     const caption = clip(t(locale, "result-caption", { id: String(job.id), name: batch.map((r) => r.fileName).join(", ") }), CAPTION_MAX);
     const replyTo = reply ? { reply_parameters: { message_id: job.messageId, allow_sending_without_reply: true } } : {};
-    const opts = { ...(signal ? { signal } : {}), timeoutMs: uploadTimeoutMs(batch.reduce((n, r) => n + r.size, 0)) };
+    const opts = { ...(signal ? { signal } : {}), timeoutMs: uploadTimeoutMs(batch.reduce((n, r) => n + r.size, 0), this.outbox.options.callTimeoutMs) };
     if (batch.length === 1) {
       const msg: Message.DocumentMessage = await this.outbox.post(this.api, job.chatId, { method: "sendDocument", document: batch[0]!.document, other: { caption, ...replyTo } }, opts);
       return [msg.document?.file_id];

@@ -24,10 +24,14 @@ import { isPrivateChat, plan as schedule, slotKey, type Plan } from "./scheduler
 import type { StreamState } from "./stream-state.ts";
 import { markCall, type Timings } from "./timings.ts";
 
-/** Backoff after the n-th transient failure (n ≥ 1), ms: base·2^(n-1) capped at max, ±jitter. */
+/**
+ * Backoff after the n-th transient failure (n ≥ 1), ms: base·2^(n-1) capped at max, ±jitter, and the
+ * jittered value capped too (issue 11 item 7: ±20 % on the seed's 30 s cap gave up to 36 s), so at the
+ * cap the spread only goes down.
+ */
 export function backoffMs(attempt: number, o: Options, random: () => number): number {
   const raw = Math.min(o.backoffMaxMs, o.backoffBaseMs * 2 ** (attempt - 1));
-  return raw * (1 + o.backoffJitter * (2 * random() - 1));
+  return Math.min(o.backoffMaxMs, raw * (1 + o.backoffJitter * (2 * random() - 1)));
 }
 
 /** What a post's caller gets: the Bot API result, or the error it failed with. */
@@ -175,6 +179,13 @@ export class ChatMachine {
     if (r.kind === "message_dead") {
       this.retryAt.delete(key);
       this.attempts.delete(key);
+      if (action.type === "drop" && m.desired !== null && m.messageId === action.messageId) {
+        // A key move whose delete is refused ("message can't be deleted"): sending the new message now
+        // would leave two copies. The old one takes the new identity and is edited in place (issue 11
+        // item 7); nothing died, so no MessageFailed.
+        m.sentKey = m.desired.key;
+        return;
+      }
       s.partial = true;
       this.events.push({ type: "MessageFailed", chatId: this.chatId, streamId: s.id, index: action.index, messageId: action.messageId ?? m.messageId, reason: r.reason, error: r.error });
       if (action.type === "send" || action.type === "edit") m.deadKey = action.chunk!.key;

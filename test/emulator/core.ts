@@ -62,6 +62,8 @@ export class Core {
   readonly limiter: RateLimiter;
   readonly calls: ApiCall[] = [];
   readonly failures: Failure[] = [];
+  /** Requests to hold unanswered (Emulator.stallNext): until the client gives up. */
+  readonly stalls: Array<{ method: string; times: number; chatId?: number }> = [];
   readonly callbackQueries = new Map<string, { answered: boolean; chatId: number }>();
   commands: unknown[] = [];
   /** Launch, close and logOut state (botapi-facts.md §4). */
@@ -150,6 +152,15 @@ export class Core {
       ...(opts.chatId !== undefined ? { chatId: opts.chatId } : {}),
       ...(opts.match ? { match: opts.match } : {}),
     });
+  }
+
+  /** True when this request is to stall (Emulator.stallNext), consuming one use. */
+  takeStall(method: string, chatId: number | undefined): boolean {
+    const lower = method.toLowerCase();
+    const i = this.stalls.findIndex((s) => (s.method === lower || s.method === "*") && (s.chatId === undefined || s.chatId === chatId));
+    if (i < 0) return false;
+    if (--this.stalls[i]!.times <= 0) this.stalls.splice(i, 1);
+    return true;
   }
 
   /** The injected failure matching this request, consuming one use; undefined if none. */

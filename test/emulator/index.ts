@@ -54,6 +54,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     user: (init) => createUser(core, init),
     group: (init) => createGroup(core, init),
     failNext: (method, error, o) => core.addFailure(method, error, o),
+    stallNext: (method, o = {}) => void core.stalls.push({ method: method.toLowerCase(), times: o.times ?? 1, ...(o.chatId !== undefined ? { chatId: o.chatId } : {}) }),
     failFileDownload: (times = 1) => core.files.failNextDownloads(times),
     faultFileDownload: (fault, times = 1) => core.files.addDownloadFault(fault, times),
     expireFileLinks: () => core.files.expireLinks(),

@@ -50,6 +50,12 @@ export async function execute(core: Core, method: string, req: ParsedRequest, si
   core.calls.push(call);
   let res: Response;
   try {
+    if (core.takeStall(method, hintedChat)) {
+      // A request that never gets an answer (a stalled connection): held until the client gives up.
+      Object.assign(call, { status: 499, ok: false, description: "stalled (test fault): no answer until the client gave up" });
+      await new Promise<void>((resolve) => (signal.aborted ? resolve() : signal.addEventListener("abort", () => resolve(), { once: true })));
+      return new Response(null, { status: 499 });
+    }
     const injected = core.takeFailure(method, req.params, hintedChat);
     if (injected) {
       if (injected.error_code === 429 && injected.retry_after !== undefined && hintedChat !== undefined) {

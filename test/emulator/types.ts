@@ -278,6 +278,11 @@ export interface Emulator {
   group(init?: { id?: number; title?: string }): Group;
   /** Injects API errors for the next matching calls of `method` (case-insensitive; "*" = any method). */
   failNext(method: string, error: InjectedError, opts?: FailOptions): void;
+  /**
+   * The next `times` (default 1) calls of `method` (optionally only to `chatId`) get no answer at all: the
+   * connection stays open until the client gives up (a stalled request). Recorded with status 499.
+   */
+  stallNext(method: string, opts?: { times?: number; chatId?: number }): void;
   /** Next `times` (default 1) cloud file downloads answer 404 {"ok":false,"error_code":404,"description":"Not Found"}. */
   failFileDownload(times?: number, status?: 404): void;
   /**

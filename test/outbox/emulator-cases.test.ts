@@ -16,6 +16,27 @@ const NOT_MODIFIED =
   "Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message";
 
 describe("outbox field cases (emulator)", () => {
+  test("a key move whose delete Telegram refuses: the old message is edited in place, one copy in the chat (issue 11 item 7)", async () => {
+    const api = new Api(em.token, { apiRoot: em.apiRoot });
+    const outbox = new Outbox();
+    const u = em.user();
+    const kb = (n: number) => ({ inline_keyboard: [[{ text: "Yes", callback_data: `yes-${n}` }]] });
+    const s = outbox.stream(api, u.chatId, { typing: false });
+    s.update([{ text: "Send? rev 1", key: "r1", reply_markup: kb(1) }]);
+    await expect.poll(() => u.messages().length).toBe(1);
+    em.failNext("deleteMessage", { error_code: 400, description: "Bad Request: message can't be deleted" }, { chatId: u.chatId });
+    s.update([{ text: "Send? rev 2", key: "r2", reply_markup: kb(2) }]);
+    const ids = await s.finish();
+    await outbox.close();
+    expect(em.calls.filter((c) => c.chatId === u.chatId).map((c) => [c.method, c.status])).toEqual([
+      ["sendMessage", 200],
+      ["deleteMessage", 400],
+      ["editMessageText", 200],
+    ]);
+    expect(u.messages().map((m) => [m.message_id, m.text, JSON.stringify(m.reply_markup).includes("yes-2")])).toEqual([[ids[0], "Send? rev 2", true]]);
+    expect(s.outcome()?.status).toBe("ok");
+  });
+
   test("BR-06: the 3rd edit gets 429 retry_after 5 → chat silent for 5 s, not an attempt, edits collapse, not-modified is success", async () => {
     const api = new Api(em.token, { apiRoot: em.apiRoot });
     const events: OutboxEvent[] = [];

@@ -96,6 +96,26 @@ describe("ChatMachine.apply", () => {
     expect(m.takeSettled()[0]!.outcome).toEqual({ status: "partial", messageIds: [1001] });
   });
 
+  test("5c. a key move whose delete is refused edits the old message in place: one copy, not two (issue 11 item 7)", () => {
+    const m = machine();
+    const s = stream(m, 1);
+    s.update(chunks({ text: "Send? (1)", key: "r1" }));
+    drive(m, okAll, 0);
+    const old = s.messages[0]!.messageId;
+    s.update(chunks({ text: "Send? (2)", key: "r2" }));
+    const refused: Result = { ok: false, kind: "message_dead", reason: "Bad Request: message can't be deleted", error: err };
+    const steps = drive(m, (a) => (a.type === "drop" ? refused : { ok: true }), 600_000, 10_000);
+    expect(steps.map((x) => [x.action.type, isMessageAction(x.action) && x.action.messageId])).toEqual([
+      ["drop", old],
+      ["edit", old],
+    ]);
+    expect(isMessageAction(steps[1]!.action) && steps[1]!.action.chunk?.text).toBe("Send? (2)");
+    expect(m.drainEvents()).toEqual([]); // nothing died
+    s.finalize();
+    m.tick(20_000);
+    expect(m.takeSettled()[0]!.outcome).toEqual({ status: "ok", messageIds: [old] });
+  });
+
   test("5b. a dead slot revives with a new key (drop + send)", () => {
     const m = machine();
     const s = stream(m, 1);
@@ -113,6 +133,10 @@ describe("ChatMachine.apply", () => {
     expect([1, 2, 3, 4, 5, 6, 7].map((n) => backoffMs(n, o, () => 0.5))).toEqual([1000, 2000, 4000, 8000, 16000, 30000, 30000]);
     expect(backoffMs(1, o, () => 0)).toBeCloseTo(800);
     expect(backoffMs(1, o, () => 1)).toBeCloseTo(1200);
+    // jitter stays inside the cap (issue 11 item 7): at 30 s the spread only goes down
+    for (const r of [0, 0.5, 0.75, 1]) for (let n = 5; n <= 12; n++) expect(backoffMs(n, o, () => r)).toBeLessThanOrEqual(30_000);
+    expect([backoffMs(6, o, () => 1), backoffMs(6, o, () => 0)]).toEqual([30_000, 24_000]);
+    expect(backoffMs(5, o, () => 1)).toBeCloseTo(19_200); // below the cap the spread goes both ways
     const m = machine();
     const s = stream(m, 1);
     s.update(chunks("a"));
