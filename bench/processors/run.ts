@@ -1,13 +1,14 @@
 /**
  * bench/processors/run.ts — docket's processing, measured side by side in one run (issue 12):
  *
- *   bun bench/processors/run.ts [runs=5] [--only steps,phases,batch,pipeline]
+ *   bun bench/processors/run.ts [runs=5] [--only steps,phases,batch,memory,pipeline]
  *
  * Sections (each prints a markdown table; the load average is printed with each):
  *   steps     one step at a time through a warm pool child vs a cold process vs the CLI peer
  *             (pdftotext, pdftoppm, ImageMagick `convert`); child peak RSS (steps.ts)
  *   phases    where the image step's time goes, phase by phase (image-phases.ts)
  *   batch     100 small PDFs through pools of 1 … cores + 1 children: throughput, CPU use (batch.ts)
+ *   memory    one warm child's resident set from warm-up through 500 jobs (memory.ts)
  *   pipeline  the real bot on the shared fixture set: the `processed` line's ms (pipeline.ts;
  *             needs ../shared/fixtures, else skipped with a note)
  * Inputs are made here (makePdf with uncompressed content streams: 1 page and 200 pages of 31
@@ -22,6 +23,7 @@ import sharp from "sharp";
 import { makePdf } from "../../scripts/samples/index.ts";
 import { batchSection } from "./batch.ts";
 import { imagePhasesSection } from "./image-phases.ts";
+import { inputsOf, memorySection } from "./memory.ts";
 import { TIME, load } from "./measure.ts";
 import { pipelineSection } from "./pipeline.ts";
 import { stepsSection } from "./steps.ts";
@@ -29,7 +31,7 @@ import { stepsSection } from "./steps.ts";
 const args = process.argv.slice(2);
 const RUNS = Number(args.find((a) => /^\d+$/.test(a)) ?? 5);
 const onlyArg = args.find((a) => a.startsWith("--only"))?.split("=")[1] ?? (args.includes("--only") ? args[args.indexOf("--only") + 1] : undefined);
-const only = new Set((onlyArg ?? "steps,phases,batch,pipeline").split(","));
+const only = new Set((onlyArg ?? "steps,phases,batch,memory,pipeline").split(","));
 const repoRoot = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const fixtures = resolve(repoRoot, "../shared/fixtures");
 
@@ -89,6 +91,13 @@ try {
     console.log(`## Batch (load before: ${load()})\n`);
     console.log(await batchSection(dir));
     console.log("");
+  }
+  if (only.has("memory")) {
+    console.log(`## Memory of one warm child (load before: ${load()})\n`);
+    const mix = existsSync(join(fixtures, "MANIFEST.tsv")) ? inputsOf(fixtures) : [...pdfs.map(([, f]) => f), photo];
+    console.log(`${mix.length} files (${existsSync(join(fixtures, "MANIFEST.tsv")) ? "the shared fixture set" : "the bench's own inputs"}) in turn, 500 jobs.\n`);
+    console.log(await memorySection(mix, 500, dir));
+    console.log(`\nload after: ${load()}\n`);
   }
   if (only.has("pipeline")) {
     console.log(`## Pipeline: the processing step as the bot runs it (load before: ${load()})\n`);

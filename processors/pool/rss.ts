@@ -6,26 +6,25 @@
  */
 import { readFile, readdir } from "node:fs/promises";
 
-/** Resident set size of one process in bytes (VmRSS), or null when it has exited. */
-export async function residentBytes(pid: number): Promise<number | null> {
+/** A `kB` field of /proc/<pid>/status in bytes, or null when the process has exited. */
+async function statusBytes(pid: number, field: "VmRSS" | "VmHWM"): Promise<number | null> {
   try {
     const status = await readFile(`/proc/${pid}/status`, "utf8");
-    const kb = /^VmRSS:\s+(\d+)\s+kB/m.exec(status)?.[1];
+    const kb = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(status)?.[1];
     return kb ? Number(kb) * 1024 : null;
   } catch {
     return null;
   }
 }
 
+/** Resident set size of one process in bytes (VmRSS), or null when it has exited. */
+export function residentBytes(pid: number): Promise<number | null> {
+  return statusBytes(pid, "VmRSS");
+}
+
 /** Peak resident set size of one process over its life in bytes (VmHWM), or null when it has exited. */
-export async function peakResidentBytes(pid: number): Promise<number | null> {
-  try {
-    const status = await readFile(`/proc/${pid}/status`, "utf8");
-    const kb = /^VmHWM:\s+(\d+)\s+kB/m.exec(status)?.[1];
-    return kb ? Number(kb) * 1024 : null;
-  } catch {
-    return null;
-  }
+export function peakResidentBytes(pid: number): Promise<number | null> {
+  return statusBytes(pid, "VmHWM");
 }
 
 /** Direct children of a process, from every thread's `children` list (Linux ≥ 3.5). */

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, describe, expect, test } from "vitest";
-import { CHILD_ENV_KEYS, ProcessorPool, residentBytes, treeResidentBytes, type PoolEvent, type PoolOptions, type PoolSettings } from "../../processors/pool/index.ts";
+import { CHILD_ENV_KEYS, ProcessorPool, peakResidentBytes, residentBytes, treeResidentBytes, type PoolEvent, type PoolOptions, type PoolSettings } from "../../processors/pool/index.ts";
 import { isRetryableProcessingFailure } from "../../processors/retry-policy.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
@@ -379,9 +379,12 @@ test("the children exit when the bot process dies (SIGKILL): none is left behind
   await expect.poll(() => alive(pid)).toBe(false);
 });
 
-test("residentBytes reads this process's RSS and null for a gone pid", async () => {
-  expect(await residentBytes(process.pid)).toBeGreaterThan(10 * 2 ** 20);
+test("residentBytes and peakResidentBytes read this process's RSS and its peak, and null for a gone pid", async () => {
+  const rss = (await residentBytes(process.pid))!;
+  expect(rss).toBeGreaterThan(10 * 2 ** 20);
+  expect(await peakResidentBytes(process.pid)).toBeGreaterThanOrEqual(rss);
   expect(await residentBytes(2 ** 22 + 12345)).toBeNull();
+  expect(await peakResidentBytes(2 ** 22 + 12345)).toBeNull();
   expect(await treeResidentBytes(2 ** 22 + 12345)).toBeNull();
 });
 
