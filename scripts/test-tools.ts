@@ -103,6 +103,8 @@ export const TOOLS = {
   opj_compress: { packages: ["libopenjp2-tools"], for: "JPEG 2000 scans made at test time", find: bin("opj_compress") },
   strace: { packages: ["strace"], for: "a real install traced for secrets written to disk", find: bin("strace") },
   prometheus: { packages: ["prometheus"], for: "promtool check of the shipped scrape config; a live Prometheus scrapes the bot and evaluates every dashboard query", find: bin("prometheus") },
+  ip: { packages: ["iproute2"], for: "a network namespace where nginx listens on :443 (webhook suite)", find: bin("ip") },
+  ss: { packages: ["iproute2"], for: "install.sh's check of the ports it needs", find: bin("ss") },
 } as const satisfies Record<string, TestTool>;
 
 /** A tool name of {@link TOOLS}. */
