@@ -3,36 +3,49 @@
 # with rotation and hook directories for off-box copies.
 #
 # Usage: backup.sh [--data-dir DIR] [--dest DIR] [--keep N] [--with-results]
-#                  [--hooks-dir DIR] [--root DIR] [--dry-run]
+#                  [--hooks-dir DIR] [--kind nightly|pre-upgrade] [--release ID] [--upgrade-to ID]
+#                  [--root DIR] [--dry-run]
 #
 # Defaults come from the environment (docket-backup.service loads /etc/docket/docket.env):
 #   DATA_DIR (/var/lib/docket), BACKUP_DIR (DATA_DIR/backups), BACKUP_KEEP (7),
-#   BACKUP_WITH_RESULTS (false), BACKUP_HOOKS_DIR (/etc/docket/backup).
+#   BACKUP_KEEP_PRE_UPGRADE (3), BACKUP_WITH_RESULTS (false), BACKUP_HOOKS_DIR (/etc/docket/backup),
+#   BACKUP_USER (docket: the user a run started by root continues as).
 #
 # What it does:
+#   0. run by root, it continues as BACKUP_USER (after giving that user its own backups back), so
+#      every backup and the rotation belong to one user however the run was started;
 #   1. runs BACKUP_HOOKS_DIR/pre.d/* (a failing pre hook aborts the backup);
 #   2. copies DATA_DIR/db/docket.sqlite with SQLite's online backup API (sqlite3 `.backup`):
 #      a consistent snapshot while the bot keeps writing (WAL); checks PRAGMA integrity_check;
 #   3. with --with-results, archives DATA_DIR/results into results.tar;
-#   4. writes MANIFEST and SHA256SUMS, then renames the directory into place
-#      (DEST/docket-YYYYmmddTHHMMSSZ), so a half-written backup is never seen as one;
-#   5. keeps the newest N backups (docket-* directories only) and deletes older ones;
+#   4. writes MANIFEST (kind, release, the drizzle migration the copy has applied, …) and
+#      SHA256SUMS, then renames the directory into place (DEST/docket-YYYYmmddTHHMMSSZ, or
+#      DEST/pre-upgrade-… for --kind pre-upgrade), so a half-written backup is never seen as one;
+#   5. keeps the newest N docket-* backups and the newest BACKUP_KEEP_PRE_UPGRADE pre-upgrade-*
+#      ones, and deletes older ones (nothing else in DEST is touched);
 #   6. runs post.d/* with BACKUP_PATH set (copy it off the box there); a failing post hook
 #      makes the script exit non-zero but keeps the backup.
+# --kind pre-upgrade is what install.sh takes before it moves /opt/docket/current: --release names
+# the release the database comes from, --upgrade-to the one being installed (docs/upgrading.md).
 # Hooks get BACKUP_PHASE (pre|post), BACKUP_DIR, BACKUP_PATH (post only), DATA_DIR.
 set -euo pipefail
 umask 027
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=scripts/lib/common.sh
 . "$HERE/lib/common.sh"
+# shellcheck source=scripts/lib/release.sh
+. "$HERE/lib/release.sh"
 
 usage() { print_header "${BASH_SOURCE[0]}"; }
 
+ARGS=("$@")
 DATA_DIR="${DATA_DIR:-/var/lib/docket}"
 DEST="${BACKUP_DIR:-}"
 KEEP="${BACKUP_KEEP:-7}"
+KEEP_PRE_UPGRADE="${BACKUP_KEEP_PRE_UPGRADE:-3}"
 WITH_RESULTS="${BACKUP_WITH_RESULTS:-false}"
 HOOKS_DIR="${BACKUP_HOOKS_DIR:-/etc/docket/backup}"
+KIND=nightly RELEASE="" UPGRADE_TO=""
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -41,6 +54,9 @@ while [ $# -gt 0 ]; do
     --keep) KEEP="${2:?}"; shift ;;
     --with-results) WITH_RESULTS=true ;;
     --hooks-dir) HOOKS_DIR="${2:?}"; shift ;;
+    --kind) KIND="${2:?--kind needs nightly or pre-upgrade}"; shift ;;
+    --release) RELEASE="${2:?}"; shift ;;
+    --upgrade-to) UPGRADE_TO="${2:?}"; shift ;;
     --root) ROOT="${2:?}"; shift ;;
     --dry-run) DRY_RUN=1 ;;
     --quiet) ;; # accepted for BACKUP_ARGS compatibility; output goes to the journal anyway
@@ -52,7 +68,9 @@ done
 ROOT="${ROOT%/}"
 DEST="${DEST:-$DATA_DIR/backups}"
 { [[ "$KEEP" =~ ^[0-9]+$ ]] && [ "$KEEP" -ge 1 ]; } || die "--keep must be a whole number ≥ 1, not '$KEEP'"
+{ [[ "$KEEP_PRE_UPGRADE" =~ ^[0-9]+$ ]] && [ "$KEEP_PRE_UPGRADE" -ge 1 ]; } || die "BACKUP_KEEP_PRE_UPGRADE must be a whole number ≥ 1, not '$KEEP_PRE_UPGRADE'"
 case "$WITH_RESULTS" in true | 1 | yes) WITH_RESULTS=true ;; *) WITH_RESULTS=false ;; esac
+case "$KIND" in nightly) prefix=docket ;; pre-upgrade) prefix=pre-upgrade ;; *) die "--kind must be nightly or pre-upgrade, not '$KIND'" ;; esac
 command -v sqlite3 >/dev/null 2>&1 || die "sqlite3 is not installed (apt-get install sqlite3)"
 
 db="$(rp "$DATA_DIR/db/docket.sqlite")"
@@ -61,16 +79,52 @@ hooks="$(rp "$HOOKS_DIR")"
 [ -f "$db" ] || die "no database at $db"
 case "$db$dest" in *"'"*) die "paths with a single quote are not supported" ;; esac
 
+# 0. One owner for every backup: a run started by root continues as BACKUP_USER (default docket on
+# a real host; none in a --root test unless BACKUP_USER is set). Root first gives that user the
+# entries this script makes, so rotation never meets a root-owned backup it cannot delete.
+run_as="${BACKUP_USER-}"
+if [ -z "${BACKUP_USER+set}" ] && [ -z "$ROOT" ]; then run_as=docket; fi
+if [ "$(id -u)" = 0 ] && [ -n "$run_as" ] && user_exists "$run_as" && [ "$DRY_RUN" != 1 ]; then
+  log "running as $run_as (backups and their rotation belong to one user)"
+  mkdir -p "$dest"
+  chown "$run_as:$run_as" "$dest"
+  find "$dest" -mindepth 1 -maxdepth 1 \( -name 'docket-*' -o -name 'pre-upgrade-*' -o -name '.docket-*' \
+    -o -name '.pre-upgrade-*' -o -name 'status.json' -o -name '.backup.lock' \) -exec chown -R "$run_as:$run_as" {} +
+  exec setpriv --reuid="$run_as" --regid="$run_as" --init-groups -- env BACKUP_USER= bash "${BASH_SOURCE[0]}" "${ARGS[@]}"
+fi
+
+# One backup at a time in DEST: the lock also makes leftovers of an interrupted run safe to delete.
+if [ "$DRY_RUN" != 1 ]; then
+  mkdir -p "$dest"
+  { exec 9>>"$dest/.backup.lock"; } 2>/dev/null ||
+    die "cannot open $dest/.backup.lock (owner $(stat -c %U "$dest/.backup.lock" 2>/dev/null || echo '?')): run backup.sh once as root, which gives the backups to ${BACKUP_USER:-docket}"
+  flock -n 9 || die "another backup is running in $dest (lock $dest/.backup.lock); try again when it is done"
+  for stale in "$dest"/.docket-*.partial "$dest"/.pre-upgrade-*.partial; do
+    if [ -e "$stale" ]; then
+      log "removing the leftover of an interrupted backup: $stale"
+      rm -rf "$stale" 2>/dev/null || warn "cannot remove $stale (owner $(stat -c %U "$stale" 2>/dev/null || echo '?')): run backup.sh once as root, which gives the backups to $(id -un)"
+    fi
+  done
+fi
+
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
-name="docket-$stamp"
-# Two backups in the same second get -2, -3 … (names still sort oldest → newest).
-n=1
-while [ -e "$dest/$name" ] || [ -e "$dest/.$name.partial" ]; do
-  n=$((n + 1))
-  name="docket-$stamp-$n"
+# Two backups in the same second get -2, -3 …, after the highest one of that second still there,
+# so names keep sorting oldest → newest even when rotation removed a lower one.
+n=0
+for taken in "$dest/$prefix-$stamp" "$dest/$prefix-$stamp"-* "$dest/.$prefix-$stamp.partial" "$dest/.$prefix-$stamp"-*.partial; do
+  [ -e "$taken" ] || continue
+  suffix="${taken##*/}"
+  suffix="${suffix%.partial}"
+  suffix="${suffix#.}"
+  suffix="${suffix#"$prefix-$stamp"}"
+  suffix="${suffix#-}"
+  if [ -z "$suffix" ]; then suffix=1; fi
+  if [[ "$suffix" =~ ^[0-9]+$ ]] && [ "$suffix" -gt "$n" ]; then n="$suffix"; fi
 done
+if [ "$n" = 0 ]; then name="$prefix-$stamp"; else name="$prefix-$stamp-$((n + 1))"; fi
 final="$dest/$name"
 work="$dest/.$name.partial"
+RELEASE="${RELEASE:-$(current_release)}"
 
 export BACKUP_DIR="$dest" DATA_DIR
 export BACKUP_PHASE=pre
@@ -82,6 +136,9 @@ run mkdir -p "$work"
 # .timeout waits for a writer's lock instead of failing with SQLITE_BUSY.
 run sqlite3 "$db" ".timeout 20000" ".backup '$work/docket.sqlite'"
 if [ "$DRY_RUN" != 1 ]; then
+  # The copy keeps the source's WAL mode; a rollback-journal file is one self-contained file that
+  # opens read-only anywhere (the bot turns WAL on again when it opens a restored copy).
+  sqlite3 "$work/docket.sqlite" "PRAGMA journal_mode = DELETE;" >/dev/null
   check="$(sqlite3 "$work/docket.sqlite" "PRAGMA integrity_check;")"
   if [ "$check" != ok ]; then
     rm -rf "$work"
@@ -99,28 +156,53 @@ if [ "$WITH_RESULTS" = true ]; then
   fi
 fi
 
-step "manifest and checksums"
-if [ "$DRY_RUN" != 1 ]; then
+# write_manifest DIR — MANIFEST of the backup in DIR: what it is, which release wrote the
+# database, and the drizzle migration the copy has applied (named by the journal of that release).
+write_manifest() {
+  local dir="$1" count created hash
+  read -r count created hash < <(db_latest_migration "$dir/docket.sqlite")
   {
     printf 'created_at=%s\n' "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    printf 'kind=%s\n' "$KIND"
     printf 'host=%s\n' "$(hostname 2>/dev/null || echo '?')"
     printf 'data_dir=%s\n' "$DATA_DIR"
+    printf 'release=%s\n' "${RELEASE:-unknown}"
+    if [ -n "$UPGRADE_TO" ]; then printf 'upgrade_to=%s\n' "$UPGRADE_TO"; fi
+    printf 'migration=%s\n' "$(migration_name "$(release_dir "$RELEASE")" "$created")"
+    printf 'migration_created_at=%s\n' "$created"
+    printf 'migration_hash=%s\n' "$hash"
+    printf 'migrations_applied=%s\n' "$count"
     printf 'sqlite_version=%s\n' "$(sqlite3 --version | cut -d' ' -f1)"
     printf 'with_results=%s\n' "$WITH_RESULTS"
-    printf 'user_version=%s\n' "$(sqlite3 "$work/docket.sqlite" 'PRAGMA user_version;')"
-  } >"$work/MANIFEST"
+  } >"$dir/MANIFEST"
+}
+
+step "manifest and checksums"
+if [ "$DRY_RUN" != 1 ]; then
+  write_manifest "$work"
   (cd "$work" && sha256sum -- * >SHA256SUMS)
   chmod 0640 "$work"/*
+  log "  release ${RELEASE:-unknown}, migration $(manifest_get "$work/MANIFEST" migration)"
 fi
 run mv "$work" "$final"
 log "  backup: $final"
 
-step "rotation (keep $KEEP)"
-count=0
-while IFS= read -r old; do
-  count=$((count + 1))
-  if [ "$count" -gt "$KEEP" ]; then run rm -rf "${dest:?}/$old"; fi
-done < <(cd "$dest" 2>/dev/null && find . -mindepth 1 -maxdepth 1 -type d -name 'docket-*' -printf '%f\n' | LC_ALL=C sort -r)
+# rotate PATTERN KEEP — delete all but the newest KEEP directories named PATTERN in DEST.
+rotation_failed=""
+rotate() {
+  local pattern="$1" keep="$2" count=0 old
+  while IFS= read -r old; do
+    count=$((count + 1))
+    if [ "$count" -le "$keep" ]; then continue; fi
+    if ! run rm -rf "${dest:?}/$old"; then
+      rotation_failed="cannot delete $dest/$old (owner $(stat -c %U "$dest/$old" 2>/dev/null || echo '?')): run backup.sh once as root, which gives every backup to $(id -un), or delete it by hand"
+      warn "$rotation_failed"
+    fi
+  done < <(cd "$dest" 2>/dev/null && find . -mindepth 1 -maxdepth 1 -type d -name "$pattern" -printf '%f\n' | LC_ALL=C sort -r)
+}
+step "rotation (keep $KEEP nightly, $KEEP_PRE_UPGRADE pre-upgrade)"
+rotate 'docket-*' "$KEEP"
+rotate 'pre-upgrade-*' "$KEEP_PRE_UPGRADE"
 
 export BACKUP_PHASE=post BACKUP_PATH="$final"
 step "post hooks ($hooks/post.d)"
@@ -129,4 +211,5 @@ run_hooks "$hooks/post.d" post || post_status=$?
 if [ "$post_status" -ne 0 ]; then
   die "a post hook failed (status $post_status); the backup itself is at $final"
 fi
+if [ -n "$rotation_failed" ]; then die "rotation: $rotation_failed; the backup itself is at $final"; fi
 log "backup done: $final"

@@ -77,6 +77,10 @@ SRC="$(cd "$HERE/.." && pwd)"
 . "$HERE/lib/services.sh"
 # shellcheck source=scripts/lib/preflight.sh
 . "$HERE/lib/preflight.sh"
+# shellcheck source=scripts/lib/release.sh
+. "$HERE/lib/release.sh"
+# shellcheck source=scripts/lib/upgrade.sh
+. "$HERE/lib/upgrade.sh"
 
 usage() { print_header "${BASH_SOURCE[0]}"; }
 
@@ -551,6 +555,9 @@ else
   run mv "$release_dir.tmp" "$release_dir"
 fi
 run chmod -R go-w "$release_dir"
+# An upgrade of a running install: timers paused and a pre-upgrade backup first (scripts/lib/upgrade.sh).
+prev_release="$(current_release)"
+if [ -n "$prev_release" ] && [ "$prev_release" != "$release" ]; then upgrade_prepare "$prev_release" "$release"; fi
 run ln -sfn "releases/$release" "$(rp "$APP_DIR/current")"
 # The operator command: `docket mode cloud|local` (docs/local-mode.md).
 printf '#!/bin/sh\n# docket operator command, written by install.sh: docket mode cloud|local [--dry-run]\nexec env DOCKET_ENV_FILE=%s /usr/local/bin/bun %s/current/bot/cli/main.ts "$@"\n' "$ETC/docket.env" "$APP_DIR" |

@@ -7,10 +7,12 @@
 import type { Command } from "./command.ts";
 import { backupStatusCommand } from "./backup-status-command.ts";
 import { modeCommand } from "./mode-command.ts";
+import { rollbackCommand } from "./rollback-command.ts";
 
 /** Commands by name. */
 const COMMANDS: Record<string, Command> = {
   mode: modeCommand,
+  rollback: rollbackCommand,
   "backup-status": backupStatusCommand,
 };
 

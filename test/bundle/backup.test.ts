@@ -91,7 +91,10 @@ describe.skipIf(!ready)("backup.sh and restore.sh", () => {
     expect(modeOf(join(dir, "docket.sqlite"))).toBe("640");
     expect(readFileSync(join(root, "pre.txt"), "utf8")).toBe(`pre ${backups}\n`);
     expect(readFileSync(join(offbox, name!, "docket.sqlite"))).toEqual(readFileSync(join(dir, "docket.sqlite")));
-    expect(readdirSync(backups).filter((n) => n.startsWith("."))).toEqual([]); // no partial left
+    expect(readdirSync(backups).filter((n) => n.endsWith(".partial"))).toEqual([]); // no partial left
+    // The manifest names the kind, the release (none installed here) and the drizzle migration (none: no drizzle table).
+    const manifest = readFileSync(join(dir, "MANIFEST"), "utf8");
+    expect(manifest).toMatch(/^created_at=\S+\nkind=nightly\nhost=\S+\ndata_dir=\/var\/lib\/docket\nrelease=unknown\nmigration=none\nmigration_created_at=0\nmigration_hash=-\nmigrations_applied=0\nsqlite_version=3\.\S+\nwith_results=true\n$/);
   });
 
   it("rotates: keeps the newest N docket-* backups and nothing else is touched", () => {

@@ -42,10 +42,13 @@ describe.skipIf(!ready)("shellcheck", () => {
       "scripts/lib/common.sh",
       "scripts/lib/containers.sh",
       "scripts/lib/preflight.sh",
+      "scripts/lib/release.sh",
       "scripts/lib/services.sh",
       "scripts/lib/units.sh",
+      "scripts/lib/upgrade.sh",
       "scripts/lib/webhook.sh",
       "scripts/restore.sh",
+      "scripts/rollback.sh",
       "scripts/test-tools.sh",
       ".ci/run",
     ]);
