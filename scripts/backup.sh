@@ -1,33 +1,44 @@
 #!/usr/bin/env bash
 # backup.sh — consistent online backup of docket's SQLite database (and optionally results),
-# with rotation and hook directories for off-box copies.
+# kept on this disk with rotation and, when a restic repository is configured, copied off the box.
 #
 # Usage: backup.sh [--data-dir DIR] [--dest DIR] [--keep N] [--with-results]
 #                  [--hooks-dir DIR] [--kind nightly|pre-upgrade] [--release ID] [--upgrade-to ID]
-#                  [--root DIR] [--dry-run]
+#                  [--no-restic] [--init-restic] [--root DIR] [--dry-run]
 #
-# Defaults come from the environment (docket-backup.service loads /etc/docket/docket.env):
+# Defaults come from the environment (docket-backup.service loads /etc/docket/docket.env and
+# /etc/docket/restic.env):
 #   DATA_DIR (/var/lib/docket), BACKUP_DIR (DATA_DIR/backups), BACKUP_KEEP (7),
 #   BACKUP_KEEP_PRE_UPGRADE (3), BACKUP_WITH_RESULTS (false), BACKUP_HOOKS_DIR (/etc/docket/backup),
-#   BACKUP_USER (docket: the user a run started by root continues as).
+#   BACKUP_USER (docket: the user a run started by root continues as); restic: see
+#   scripts/lib/restic.sh (RESTIC_REPOSITORY, the password file, BACKUP_KEEP_DAILY/WEEKLY/MONTHLY).
 #
 # What it does:
 #   0. run by root, it continues as BACKUP_USER (after giving that user its own backups back), so
 #      every backup and the rotation belong to one user however the run was started;
 #   1. runs BACKUP_HOOKS_DIR/pre.d/* (a failing pre hook aborts the backup);
-#   2. copies DATA_DIR/db/docket.sqlite with SQLite's online backup API (sqlite3 `.backup`):
+#   2. checks that DEST has room for the copy (database + -wal, and results with --with-results);
+#   3. copies DATA_DIR/db/docket.sqlite with SQLite's online backup API (sqlite3 `.backup`):
 #      a consistent snapshot while the bot keeps writing (WAL); checks PRAGMA integrity_check;
-#   3. with --with-results, archives DATA_DIR/results into results.tar;
-#   4. writes MANIFEST (kind, release, the drizzle migration the copy has applied, …) and
+#   4. with --with-results, archives DATA_DIR/results into results.tar;
+#   5. writes MANIFEST (kind, release, the drizzle migration the copy has applied, …) and
 #      SHA256SUMS, then renames the directory into place (DEST/docket-YYYYmmddTHHMMSSZ, or
 #      DEST/pre-upgrade-… for --kind pre-upgrade), so a half-written backup is never seen as one;
-#   5. keeps the newest N docket-* backups and the newest BACKUP_KEEP_PRE_UPGRADE pre-upgrade-*
+#   6. keeps the newest N docket-* backups and the newest BACKUP_KEEP_PRE_UPGRADE pre-upgrade-*
 #      ones, and deletes older ones (nothing else in DEST is touched);
-#   6. runs post.d/* with BACKUP_PATH set (copy it off the box there); a failing post hook
-#      makes the script exit non-zero but keeps the backup.
+#   7. with a restic repository (nightly kind, unless --no-restic): `restic backup` of that
+#      directory, then `restic forget --prune` with the daily/weekly/monthly retention;
+#   8. runs post.d/* with BACKUP_PATH set; a failing post hook makes the script exit non-zero but
+#      keeps the backup;
+#   9. records the result (DATA_DIR/backups/status.json) and, on any failure, alerts the admins
+#      (`docket notify backup_failed`): a failure is one `error:` line, never a silent success.
 # --kind pre-upgrade is what install.sh takes before it moves /opt/docket/current: --release names
-# the release the database comes from, --upgrade-to the one being installed (docs/upgrading.md).
+# the release the database comes from, --upgrade-to the one being installed (docs/upgrading.md);
+# it stays on this disk and does not touch the status file. --init-restic creates the repository
+# (restic init) and exits. --dry-run prints the steps and checks what a real run needs (restic,
+# its password, that the repository opens, free space) without writing anything.
 # Hooks get BACKUP_PHASE (pre|post), BACKUP_DIR, BACKUP_PATH (post only), DATA_DIR.
+# Progress (restic) is drawn on a terminal only; under systemd each step is one line.
 set -euo pipefail
 umask 027
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
@@ -35,6 +46,10 @@ HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 . "$HERE/lib/common.sh"
 # shellcheck source=scripts/lib/release.sh
 . "$HERE/lib/release.sh"
+# shellcheck source=scripts/lib/restic.sh
+. "$HERE/lib/restic.sh"
+# shellcheck source=scripts/lib/report.sh
+. "$HERE/lib/report.sh"
 
 usage() { print_header "${BASH_SOURCE[0]}"; }
 
@@ -45,7 +60,8 @@ KEEP="${BACKUP_KEEP:-7}"
 KEEP_PRE_UPGRADE="${BACKUP_KEEP_PRE_UPGRADE:-3}"
 WITH_RESULTS="${BACKUP_WITH_RESULTS:-false}"
 HOOKS_DIR="${BACKUP_HOOKS_DIR:-/etc/docket/backup}"
-KIND=nightly RELEASE="" UPGRADE_TO=""
+KIND=nightly RELEASE="" UPGRADE_TO="" USE_RESTIC=1 INIT_RESTIC=0
+KEEP_DAILY="${BACKUP_KEEP_DAILY:-7}" KEEP_WEEKLY="${BACKUP_KEEP_WEEKLY:-4}" KEEP_MONTHLY="${BACKUP_KEEP_MONTHLY:-6}"
 
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -57,6 +73,8 @@ while [ $# -gt 0 ]; do
     --kind) KIND="${2:?--kind needs nightly or pre-upgrade}"; shift ;;
     --release) RELEASE="${2:?}"; shift ;;
     --upgrade-to) UPGRADE_TO="${2:?}"; shift ;;
+    --no-restic) USE_RESTIC=0 ;;
+    --init-restic) INIT_RESTIC=1 ;;
     --root) ROOT="${2:?}"; shift ;;
     --dry-run) DRY_RUN=1 ;;
     --quiet) ;; # accepted for BACKUP_ARGS compatibility; output goes to the journal anyway
@@ -71,13 +89,27 @@ DEST="${DEST:-$DATA_DIR/backups}"
 { [[ "$KEEP_PRE_UPGRADE" =~ ^[0-9]+$ ]] && [ "$KEEP_PRE_UPGRADE" -ge 1 ]; } || die "BACKUP_KEEP_PRE_UPGRADE must be a whole number ≥ 1, not '$KEEP_PRE_UPGRADE'"
 case "$WITH_RESULTS" in true | 1 | yes) WITH_RESULTS=true ;; *) WITH_RESULTS=false ;; esac
 case "$KIND" in nightly) prefix=docket ;; pre-upgrade) prefix=pre-upgrade ;; *) die "--kind must be nightly or pre-upgrade, not '$KIND'" ;; esac
-command -v sqlite3 >/dev/null 2>&1 || die "sqlite3 is not installed (apt-get install sqlite3)"
-
+for k in KEEP_DAILY KEEP_WEEKLY KEEP_MONTHLY; do
+  [[ "${!k}" =~ ^[0-9]+$ ]] || die "BACKUP_$k must be a whole number, not '${!k}'"
+done
 db="$(rp "$DATA_DIR/db/docket.sqlite")"
 dest="$(rp "$DEST")"
 hooks="$(rp "$HOOKS_DIR")"
-[ -f "$db" ] || die "no database at $db"
 case "$db$dest" in *"'"*) die "paths with a single quote are not supported" ;; esac
+restic_load_config
+if [ "$USE_RESTIC" = 0 ] || [ "$KIND" != nightly ]; then RESTIC_ON=0; fi
+WHERE=local
+if [ "$RESTIC_ON" = 1 ]; then WHERE=restic; fi
+
+# fail MESSAGE… — a failed run: one error line, the status file and an alert (nightly kind), exit 1.
+fail() {
+  printf 'error: %s\n' "$*" >&2
+  if [ "$KIND" = nightly ]; then
+    report_status backup --failed --where "$WHERE" --error "$*"
+    alert backup_failed "backup failed: $*"
+  fi
+  exit 1
+}
 
 # 0. One owner for every backup: a run started by root continues as BACKUP_USER (default docket on
 # a real host; none in a --root test unless BACKUP_USER is set). Root first gives that user the
@@ -90,8 +122,35 @@ if [ "$(id -u)" = 0 ] && [ -n "$run_as" ] && user_exists "$run_as" && [ "$DRY_RU
   chown "$run_as:$run_as" "$dest"
   find "$dest" -mindepth 1 -maxdepth 1 \( -name 'docket-*' -o -name 'pre-upgrade-*' -o -name '.docket-*' \
     -o -name '.pre-upgrade-*' -o -name 'status.json' -o -name '.backup.lock' \) -exec chown -R "$run_as:$run_as" {} +
+  restic_pass_password
   exec setpriv --reuid="$run_as" --regid="$run_as" --init-groups -- env BACKUP_USER= bash "${BASH_SOURCE[0]}" "${ARGS[@]}"
 fi
+
+if [ "$INIT_RESTIC" = 1 ]; then
+  [ "${RESTIC_REPOSITORY:-}${RESTIC_REPOSITORY_FILE:-}" != "" ] || die "no restic repository configured: set RESTIC_REPOSITORY in $(rp "$RESTIC_ENV_FILE") (docs/backup.md)"
+  problem="$(restic_check_ready)"
+  [ -z "$problem" ] || die "$problem"
+  step "restic init $(restic_where)"
+  if [ "$DRY_RUN" = 1 ]; then
+    show_cmd restic init
+    exit 0
+  fi
+  RESTIC_ERR="$(mktemp)"
+  if restic_run init >/dev/null; then
+    log "created the restic repository $(restic_where)"
+  elif grep -q 'config file already exists' "$RESTIC_ERR"; then
+    log "the restic repository $(restic_where) exists already"
+  else
+    msg="$(restic_explain "$RESTIC_ERR")"
+    rm -f "$RESTIC_ERR"
+    die "$msg"
+  fi
+  rm -f "$RESTIC_ERR"
+  exit 0
+fi
+
+command -v sqlite3 >/dev/null 2>&1 || fail "sqlite3 is not installed (apt-get install sqlite3)"
+[ -f "$db" ] || fail "no database at $db"
 
 # One backup at a time in DEST: the lock also makes leftovers of an interrupted run safe to delete.
 if [ "$DRY_RUN" != 1 ]; then
@@ -129,7 +188,28 @@ RELEASE="${RELEASE:-$(current_release)}"
 export BACKUP_DIR="$dest" DATA_DIR
 export BACKUP_PHASE=pre
 step "pre hooks ($hooks/pre.d)"
-run_hooks "$hooks/pre.d" pre || die "a pre hook failed; no backup taken"
+run_hooks "$hooks/pre.d" pre || fail "a pre hook failed; no backup taken"
+
+# size_of PATH… — bytes of the files and trees named (0 for a missing one).
+size_of() {
+  local total=0 p n
+  for p in "$@"; do
+    if [ -e "$p" ]; then
+      n="$(du -sb "$p" | cut -f1)"
+      total=$((total + n))
+    fi
+  done
+  printf '%s' "$total"
+}
+step "free space in $DEST"
+need="$(size_of "$db" "$db-wal")"
+if [ "$WITH_RESULTS" = true ]; then need=$((need + $(size_of "$(rp "$DATA_DIR/results")"))); fi
+need=$((need + need / 10 + 16 * 1024 * 1024)) # 10 % and 16 MiB of margin
+free="$(free_bytes "$dest")"
+if [ "$free" -lt "$need" ]; then
+  fail "not enough free space in $DEST for the backup: it needs about $(human_bytes "$need"), $(human_bytes "$free") are free; free space there, lower BACKUP_KEEP, or set BACKUP_DIR to another disk"
+fi
+log "  needs about $(human_bytes "$need"), $(human_bytes "$free") free"
 
 step "online SQLite backup of $DATA_DIR/db/docket.sqlite"
 run mkdir -p "$work"
@@ -142,7 +222,7 @@ if [ "$DRY_RUN" != 1 ]; then
   check="$(sqlite3 "$work/docket.sqlite" "PRAGMA integrity_check;")"
   if [ "$check" != ok ]; then
     rm -rf "$work"
-    die "integrity_check of the copy failed: ${check:0:500}"
+    fail "integrity_check of the copy failed: ${check:0:500}"
   fi
   log "  integrity_check: ok"
 fi
@@ -204,12 +284,73 @@ step "rotation (keep $KEEP nightly, $KEEP_PRE_UPGRADE pre-upgrade)"
 rotate 'docket-*' "$KEEP"
 rotate 'pre-upgrade-*' "$KEEP_PRE_UPGRADE"
 
+# restic_progress — read `restic backup --json` lines: draw the progress on a terminal, keep the
+# summary line in $RESTIC_SUMMARY (a file). Nothing is printed off a terminal.
+restic_progress() {
+  local line pct
+  while IFS= read -r line; do
+    case "$line" in
+      *'"message_type":"status"'*)
+        if [ -t 2 ]; then
+          pct="$(printf '%s' "$line" | sed -n 's/.*"percent_done":\([0-9.]*\).*/\1/p')"
+          printf '\r\033[K  restic: %s %%' "$(awk -v p="${pct:-0}" 'BEGIN { printf "%.0f", p * 100 }')" >&2
+        fi
+        ;;
+      *'"message_type":"summary"'*) printf '%s\n' "$line" >"$RESTIC_SUMMARY" ;;
+    esac
+  done
+  if [ -t 2 ]; then printf '\r\033[K' >&2; fi
+}
+# json_field JSON KEY — a number or string field of one JSON line (restic's flat messages).
+json_field() { printf '%s' "$1" | sed -n "s/.*\"$2\":\"\{0,1\}\([^,\"}]*\).*/\1/p"; }
+
+step "off-box copy with restic"
+if [ "$RESTIC_ON" != 1 ]; then
+  if [ "$KIND" != nightly ]; then
+    skip "a $KIND backup stays on this disk"
+  elif [ "$USE_RESTIC" = 0 ]; then
+    skip "--no-restic"
+  else
+    skip "no restic repository (RESTIC_REPOSITORY in /etc/docket/restic.env, docs/backup.md): this disk holds the only copy"
+  fi
+else
+  problem="$(restic_check_ready)"
+  [ -z "$problem" ] || fail "$problem; the local backup is at $final"
+  RESTIC_ERR="$(mktemp)"
+  RESTIC_SUMMARY="$(mktemp)"
+  trap 'rm -f "$RESTIC_ERR" "$RESTIC_SUMMARY"' EXIT
+  log "  repository $(restic_where), host $RESTIC_HOST"
+  if [ "$DRY_RUN" = 1 ]; then
+    show_cmd restic backup --host "$RESTIC_HOST" --tag docket "(the files of $final)"
+    show_cmd restic forget --host "$RESTIC_HOST" --tag docket --group-by host --keep-daily "$KEEP_DAILY" --keep-weekly "$KEEP_WEEKLY" --keep-monthly "$KEEP_MONTHLY" --prune
+    # What a real run needs: the repository opens with this password.
+    restic_run snapshots --host "$RESTIC_HOST" --tag docket --latest 1 --json >/dev/null || fail "$(restic_explain "$RESTIC_ERR")"
+    log "  the repository opens"
+  else
+    (cd "$final" && restic_run backup --json --host "$RESTIC_HOST" --tag docket .) | restic_progress ||
+      fail "$(restic_explain "$RESTIC_ERR"); the local backup is at $final"
+    summary="$(cat "$RESTIC_SUMMARY")"
+    snapshot="$(json_field "$summary" snapshot_id)"
+    [ -n "$snapshot" ] || fail "restic backup gave no snapshot id: $(restic_explain "$RESTIC_ERR"); the local backup is at $final"
+    log "  restic snapshot $snapshot saved ($(human_bytes "$(json_field "$summary" data_added)") new in the repository)"
+    restic_run forget --host "$RESTIC_HOST" --tag docket --group-by host \
+      --keep-daily "$KEEP_DAILY" --keep-weekly "$KEEP_WEEKLY" --keep-monthly "$KEEP_MONTHLY" --prune --quiet >/dev/null ||
+      fail "retention (restic forget --prune): $(restic_explain "$RESTIC_ERR"); snapshot $snapshot was saved"
+    log "  retention: daily $KEEP_DAILY, weekly $KEEP_WEEKLY, monthly $KEEP_MONTHLY"
+  fi
+fi
+
 export BACKUP_PHASE=post BACKUP_PATH="$final"
 step "post hooks ($hooks/post.d)"
 post_status=0
 run_hooks "$hooks/post.d" post || post_status=$?
 if [ "$post_status" -ne 0 ]; then
-  die "a post hook failed (status $post_status); the backup itself is at $final"
+  fail "a post hook failed (status $post_status); the backup itself is at $final"
 fi
-if [ -n "$rotation_failed" ]; then die "rotation: $rotation_failed; the backup itself is at $final"; fi
-log "backup done: $final"
+if [ -n "$rotation_failed" ]; then fail "rotation: $rotation_failed; the backup itself is at $final"; fi
+if [ "$KIND" = nightly ]; then
+  bytes=0
+  if [ "$DRY_RUN" != 1 ]; then bytes="$(size_of "$final")"; fi
+  report_status backup --ok --where "$WHERE" --bytes "$bytes"
+fi
+log "backup done: $final$([ "$WHERE" = restic ] && [ "$DRY_RUN" != 1 ] && echo " and restic snapshot $snapshot")"

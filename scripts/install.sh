@@ -289,7 +289,7 @@ elif [ -z "$APT_CMD" ]; then
 else
   run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" update -qq
   run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" install -y -qq --no-install-recommends \
-    ca-certificates curl sqlite3 openssl
+    ca-certificates curl sqlite3 openssl restic
   # The Bun this release was tested with (package.json packageManager), installed when absent or another.
   bun_wanted="$(bun_pin)"
   if command -v bun >/dev/null 2>&1 && [ "$(bun --version 2>/dev/null)" = "$bun_wanted" ]; then

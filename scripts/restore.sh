@@ -2,7 +2,12 @@
 # restore.sh — put a backup made by backup.sh back in place.
 #
 # Usage: restore.sh [--no-service] [--with-results] [--data-dir DIR] [--root DIR] [--dry-run] BACKUP
+#        restore.sh [options] --from-restic SNAPSHOT
 #   BACKUP   a backup directory (DATA_DIR/backups/docket-YYYYmmddTHHMMSSZ) or a docket.sqlite file
+#   SNAPSHOT a snapshot id of the restic repository configured in /etc/docket/restic.env, or
+#            `latest` (the newest docket snapshot of BACKUP_RESTIC_HOST): it is first restored into
+#            DATA_DIR/backups/restic-<snapshot id>/ (a backup directory like a local one, kept),
+#            then restored from there as below (the disk-loss recovery of docs/backup.md)
 #
 # Steps:
 #   1. verify: SHA256SUMS (when present) and PRAGMA integrity_check on the backup's database;
@@ -21,10 +26,12 @@ set -euo pipefail
 HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 # shellcheck source=scripts/lib/common.sh
 . "$HERE/lib/common.sh"
+# shellcheck source=scripts/lib/restic.sh
+. "$HERE/lib/restic.sh"
 
 usage() { print_header "${BASH_SOURCE[0]}"; }
 
-SERVICE=1 WITH_RESULTS=0 DATA_DIR_ARG="" BACKUP=""
+SERVICE=1 WITH_RESULTS=0 DATA_DIR_ARG="" BACKUP="" SNAPSHOT=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --no-service) SERVICE=0 ;;
@@ -32,6 +39,7 @@ while [ $# -gt 0 ]; do
     --data-dir) DATA_DIR_ARG="${2:?}"; shift ;;
     --root) ROOT="${2:?}"; shift ;;
     --dry-run) DRY_RUN=1 ;;
+    --from-restic) SNAPSHOT="${2:?--from-restic needs a snapshot id or latest}"; shift ;;
     -h | --help) usage; exit 0 ;;
     -*) die "unknown option: $1 (see --help)" ;;
     *) [ -z "$BACKUP" ] || die "only one BACKUP"; BACKUP="$1" ;;
@@ -39,12 +47,54 @@ while [ $# -gt 0 ]; do
   shift
 done
 ROOT="${ROOT%/}"
-[ -n "$BACKUP" ] || die "which backup? (see --help)"
+if [ -n "$SNAPSHOT" ]; then
+  [ -z "$BACKUP" ] || die "give a BACKUP or --from-restic SNAPSHOT, not both"
+else
+  [ -n "$BACKUP" ] || die "which backup? (see --help)"
+fi
 command -v sqlite3 >/dev/null 2>&1 || die "sqlite3 is not installed (apt-get install sqlite3)"
 
 DATA_DIR="${DATA_DIR_ARG:-${DATA_DIR:-$(env_get "$(rp /etc/docket/docket.env)" DATA_DIR)}}"
 DATA_DIR="${DATA_DIR:-/var/lib/docket}"
 SYSTEMCTL_CMD="${SYSTEMCTL:-systemctl}"
+
+# json_field JSON KEY — a string field of restic's JSON (first occurrence).
+json_field() { printf '%s' "$1" | sed -n "s/^[^{]*{.*\"$2\":\"\([^\"]*\)\".*/\1/p" | head -n1; }
+
+if [ -n "$SNAPSHOT" ]; then
+  step "fetch restic snapshot $SNAPSHOT"
+  restic_load_config
+  [ "$RESTIC_ON" = 1 ] || die "no restic repository configured: set RESTIC_REPOSITORY in $(rp "$RESTIC_ENV_FILE") and the password in /etc/docket/restic-password (docs/backup.md)"
+  problem="$(restic_check_ready)"
+  [ -z "$problem" ] || die "$problem"
+  RESTIC_ERR="$(mktemp)"
+  trap 'rm -f "$RESTIC_ERR"' EXIT
+  if [ "$SNAPSHOT" = latest ]; then
+    listing="$(restic_run snapshots --json --host "$RESTIC_HOST" --tag docket --latest 1)" || die "$(restic_explain "$RESTIC_ERR")"
+  else
+    listing="$(restic_run snapshots --json "$SNAPSHOT")" || die "$(restic_explain "$RESTIC_ERR")"
+  fi
+  snap_id="$(json_field "$listing" short_id)"
+  [ -n "$snap_id" ] || die "no docket snapshot '$SNAPSHOT' in $(restic_where) (host $RESTIC_HOST; list them: restic snapshots --tag docket)"
+  log "  snapshot $snap_id of $(json_field "$listing" time | cut -c1-19)Z in $(restic_where)"
+  BACKUP="$(rp "$DATA_DIR/backups")/restic-$snap_id"
+  if [ -f "$BACKUP/MANIFEST" ]; then
+    log "  = already restored in $BACKUP"
+  elif [ "$DRY_RUN" = 1 ]; then
+    show_cmd restic restore "$snap_id" --target "$BACKUP"
+    # A dry run still checks the snapshot itself: restored into a throwaway directory.
+    BACKUP="$(mktemp -d)"
+    trap 'rm -f "$RESTIC_ERR"; rm -rf "$BACKUP"' EXIT
+    restic_run restore "$snap_id" --target "$BACKUP" >/dev/null || die "$(restic_explain "$RESTIC_ERR")"
+  else
+    run rm -rf "$BACKUP.partial"
+    run mkdir -p "$BACKUP.partial"
+    show_cmd restic restore "$snap_id" --target "$BACKUP.partial"
+    restic_run restore "$snap_id" --target "$BACKUP.partial" >/dev/null || die "$(restic_explain "$RESTIC_ERR")"
+    run mv "$BACKUP.partial" "$BACKUP"
+    if [ "$(id -u)" = 0 ] && user_exists docket; then run chown -R docket:docket "$BACKUP"; fi
+  fi
+fi
 
 if [ -d "$BACKUP" ]; then
   src_dir="$(cd "$BACKUP" && pwd)"
@@ -72,8 +122,9 @@ target="$db_dir/docket.sqlite"
 stamp="$(date -u +%Y%m%dT%H%M%SZ)"
 # Units that open the database: the bot, and the timers whose one-shots (janitor, backup) do.
 # A janitor or backup starting mid-restore would open the old file and leave a stale -wal/-shm.
-RESUME_UNITS=(docket.service docket-janitor.timer docket-backup.timer)
-ONESHOTS=(docket-janitor.service docket-backup.service)
+mapfile -t RESUME_UNITS < <(installed_units docket.service docket-janitor.timer docket-backup.timer docket-backup-verify.timer)
+mapfile -t TIMERS < <(installed_units docket-janitor.timer docket-backup.timer docket-backup-verify.timer)
+mapfile -t ONESHOTS < <(installed_units docket-janitor.service docket-backup.service docket-backup-verify.service)
 was_active=()
 moved_aside=() # what this run moved aside, for the final message (nothing on an empty data dir)
 
@@ -83,7 +134,7 @@ if [ "$SERVICE" = 1 ]; then
     if "$SYSTEMCTL_CMD" is-active --quiet "$unit" 2>/dev/null; then was_active+=("$unit"); fi
   done
   # Timers first, so that nothing is triggered while the services stop.
-  run "$SYSTEMCTL_CMD" stop docket-janitor.timer docket-backup.timer
+  if [ "${#TIMERS[@]}" -gt 0 ]; then run "$SYSTEMCTL_CMD" stop "${TIMERS[@]}"; fi
   run "$SYSTEMCTL_CMD" stop docket.service "${ONESHOTS[@]}"
 else
   skip "--no-service (make sure the bot, the janitor and backups are not running)"

@@ -133,10 +133,8 @@ if [ "$DRY_RUN" = 1 ]; then restore_args+=(--dry-run); fi
 
 TIMERS=(docket-janitor.timer docket-backup.timer docket-backup-verify.timer)
 ONESHOTS=(docket-janitor.service docket-backup.service docket-backup-verify.service)
-# installed UNIT… — the units that have a unit file (a release may predate one of them).
-installed() { local u; for u in "$@"; do if [ -e "$UNIT_DIR/$u" ]; then printf '%s\n' "$u"; fi; done; }
-mapfile -t timers < <(installed "${TIMERS[@]}")
-mapfile -t oneshots < <(installed "${ONESHOTS[@]}")
+mapfile -t timers < <(installed_units "${TIMERS[@]}")
+mapfile -t oneshots < <(installed_units "${ONESHOTS[@]}")
 was_active=()
 step "stop the timers, their services and docket.service"
 if [ -n "$SYSTEMCTL_CMD" ]; then

@@ -5,6 +5,7 @@
  * Without a command, or with an unknown one: every usage line, exit 2. `docket --help`: exit 0.
  */
 import type { Command } from "./command.ts";
+import { backupCommand } from "./backup-command.ts";
 import { backupStatusCommand } from "./backup-status-command.ts";
 import { modeCommand } from "./mode-command.ts";
 import { rollbackCommand } from "./rollback-command.ts";
@@ -13,6 +14,7 @@ import { rollbackCommand } from "./rollback-command.ts";
 const COMMANDS: Record<string, Command> = {
   mode: modeCommand,
   rollback: rollbackCommand,
+  backup: backupCommand,
   "backup-status": backupStatusCommand,
 };
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { Command } from "./command.ts";
 
 /** scripts/rollback.sh of the release this file belongs to. */
-const SCRIPT = join(import.meta.dir, "../../scripts/rollback.sh");
+const SCRIPT = join(import.meta.dirname, "../../scripts/rollback.sh");
 
 /** `docket rollback …` */
 export const rollbackCommand: Command = {

@@ -187,6 +187,17 @@ run_hooks() {
   return 0
 }
 
+# installed_units UNIT… — the units of UNIT… that have a unit file in /etc/systemd/system (inside
+# ROOT): a release may predate one of them, and systemctl fails on a unit it does not know. When
+# docket's units are not installed there at all (units managed elsewhere), all of UNIT….
+installed_units() {
+  local dir u
+  dir="$(rp /etc/systemd/system)"
+  for u in "$@"; do
+    if [ -e "$dir/$u" ] || [ ! -e "$dir/docket.service" ]; then printf '%s\n' "$u"; fi
+  done
+}
+
 # user_exists NAME — true when the account exists on this host.
 user_exists() { getent passwd "$1" >/dev/null 2>&1; }
 

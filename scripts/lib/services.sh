@@ -153,7 +153,7 @@ start_bot() {
     skip "--no-start"
     return 0
   fi
-  sysctl enable docket.service docket-janitor.timer docket-backup.timer
+  sysctl enable docket.service docket-janitor.timer docket-backup.timer docket-backup-verify.timer
   if [ "$SWITCH" = 1 ]; then
     # The Bot API steps in their order (bot/cli/mode.ts); it stops and starts docket.service.
     if [ "$LOGOUT_CLOUD" = 1 ] && [ "$MODE" = local ]; then
@@ -178,7 +178,7 @@ start_bot() {
     sysctl restart docket.service
     BOT_STARTED=1
   fi
-  sysctl start docket-janitor.timer docket-backup.timer
+  sysctl start docket-janitor.timer docket-backup.timer docket-backup-verify.timer
 }
 
 # mark_logout_pending — remember that this local-mode bot still needs its one logOut.

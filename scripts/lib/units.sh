@@ -33,15 +33,17 @@ unstage_unit() {
 data_dir_dropins() {
   local d
   if [ "$DATA_DIR" = "$DEFAULT_DATA_DIR" ] && [ "$BOT_API_DIR" = "$DEFAULT_DATA_DIR/bot-api" ]; then
-    for d in docket.service.d docket-janitor.service.d docket-backup.service.d; do unstage_unit "$d/20-data-dir.conf"; done
+    for d in docket.service.d docket-janitor.service.d docket-backup.service.d docket-backup-verify.service.d; do unstage_unit "$d/20-data-dir.conf"; done
     return 0
   fi
   for d in docket.service.d docket-janitor.service.d; do
     printf '[Service]\n# DATA_DIR is %s, the local Bot API server'"'"'s --dir %s (install.sh --data-dir).\nReadWritePaths=\nReadWritePaths=%s/db %s/downloads %s/work %s/results\nReadOnlyPaths=\nReadOnlyPaths=-%s\n' \
       "$DATA_DIR" "$BOT_API_DIR" "$DATA_DIR" "$DATA_DIR" "$DATA_DIR" "$DATA_DIR" "$BOT_API_DIR" | stage_unit "$d/20-data-dir.conf"
   done
-  printf '[Service]\n# DATA_DIR is %s (install.sh --data-dir).\nReadWritePaths=\nReadWritePaths=%s/db %s/backups\n' "$DATA_DIR" "$DATA_DIR" "$DATA_DIR" |
-    stage_unit "docket-backup.service.d/20-data-dir.conf"
+  for d in docket-backup.service.d docket-backup-verify.service.d; do
+    printf '[Service]\n# DATA_DIR is %s (install.sh --data-dir).\nReadWritePaths=\nReadWritePaths=%s/db %s/backups\n' "$DATA_DIR" "$DATA_DIR" "$DATA_DIR" |
+      stage_unit "$d/20-data-dir.conf"
+  done
 }
 
 # Sizing of docket.service (docs/sizing.md, measured with bench/units/resources.ts): the bot

@@ -18,14 +18,6 @@ UPGRADE_TIMERS=(docket-janitor.timer docket-backup.timer docket-backup-verify.ti
 UPGRADE_ONESHOTS=(docket-janitor.service docket-backup.service docket-backup-verify.service)
 UPGRADE_PAUSED=()
 
-# upgrade_units UNIT… — the given units that are installed on this host (unit file present).
-upgrade_units() {
-  local u
-  for u in "$@"; do
-    if [ -e "$(rp "/etc/systemd/system/$u")" ]; then printf '%s\n' "$u"; fi
-  done
-}
-
 # upgrade_resume — start again the timers upgrade_prepare stopped.
 upgrade_resume() {
   if [ "${#UPGRADE_PAUSED[@]}" -gt 0 ]; then run "$SYSTEMCTL_CMD" start "${UPGRADE_PAUSED[@]}"; fi
@@ -35,8 +27,8 @@ upgrade_resume() {
 upgrade_prepare() {
   local prev="$1" new="$2" timers oneshots args dest
   log "  upgrade: release $prev -> $new"
-  mapfile -t timers < <(upgrade_units "${UPGRADE_TIMERS[@]}")
-  mapfile -t oneshots < <(upgrade_units "${UPGRADE_ONESHOTS[@]}")
+  mapfile -t timers < <(installed_units "${UPGRADE_TIMERS[@]}")
+  mapfile -t oneshots < <(installed_units "${UPGRADE_ONESHOTS[@]}")
   if [ -z "$SYSTEMCTL_CMD" ]; then
     skip "stop the timers (--root; set SYSTEMCTL to run it)"
   elif [ "${#timers[@]}" -gt 0 ]; then

@@ -65,7 +65,7 @@ describe.skipIf(!ready)("backups run by root or by the docket user", () => {
     const names = readdirSync(backups).filter((n) => n.startsWith("docket-"));
     expect(names).toHaveLength(1);
     expect(names[0]).not.toBe("docket-20200101T000000Z");
-    expect(owners()).toEqual([`.backup.lock:${user.uid}`, `${names[0]}:${user.uid}`].sort());
+    expect(owners()).toEqual([`.backup.lock:${user.uid}`, `${names[0]}:${user.uid}`, `status.json:${user.uid}`].sort());
     expect(readdirSync(join(backups, names[0]!)).map((f) => statSync(join(backups, names[0]!, f)).uid)).toEqual([user.uid, user.uid, user.uid]);
   });
 

@@ -15,6 +15,8 @@ import { fakeToken, makeTempDir, removeDir, repoRoot, runCmdAsync, writeExecutab
 import { toolReady } from "../support/tools";
 
 const ready = toolReady("sqlite3");
+const TIMERS = "docket-janitor.timer docket-backup.timer docket-backup-verify.timer";
+const ONESHOTS = "docket-janitor.service docket-backup.service docket-backup-verify.service";
 let work = "";
 let recLog = "";
 let systemctl = "";
@@ -80,7 +82,7 @@ const install = (src: string, root: string, env: Record<string, string | undefin
   });
 const rollback = (root: string, args: string[] = []) =>
   runCmdAsync([process.execPath, "--no-env-file", join(repoRoot, "bot/cli/main.ts"), "rollback", "--root", root, ...args], {
-    env: { SYSTEMCTL: systemctl, REC_ROOT: root, HEALTH_TIMEOUT: "5", ACTIVE_UNITS: "docket.service docket-janitor.timer docket-backup.timer" },
+    env: { SYSTEMCTL: systemctl, REC_ROOT: root, HEALTH_TIMEOUT: "5", ACTIVE_UNITS: `docket.service ${TIMERS}` },
   });
 
 beforeAll(() => {
@@ -134,12 +136,12 @@ describe.skipIf(!ready)("upgrade with a pre-upgrade backup, then docket rollback
 
     // The timers stop while `current` is A, and start again only after the restart on B.
     expect(calls()).toEqual([
-      `systemctl stop docket-janitor.timer docket-backup.timer [current=${relA}]`,
-      `systemctl stop docket-janitor.service docket-backup.service [current=${relA}]`,
+      `systemctl stop ${TIMERS} [current=${relA}]`,
+      `systemctl stop ${ONESHOTS} [current=${relA}]`,
       `systemctl daemon-reload [current=${relB}]`,
-      `systemctl enable docket.service docket-janitor.timer docket-backup.timer [current=${relB}]`,
+      `systemctl enable docket.service ${TIMERS} [current=${relB}]`,
       `systemctl restart docket.service [current=${relB}]`,
-      `systemctl start docket-janitor.timer docket-backup.timer [current=${relB}]`,
+      `systemctl start ${TIMERS} [current=${relB}]`,
     ]);
   });
 
@@ -175,11 +177,12 @@ describe.skipIf(!ready)("upgrade with a pre-upgrade backup, then docket rollback
     expect(calls()).toEqual([
       `systemctl is-active --quiet docket-janitor.timer [current=${relB}]`,
       `systemctl is-active --quiet docket-backup.timer [current=${relB}]`,
-      `systemctl stop docket-janitor.timer docket-backup.timer [current=${relB}]`,
-      `systemctl stop docket.service docket-janitor.service docket-backup.service [current=${relB}]`,
+      `systemctl is-active --quiet docket-backup-verify.timer [current=${relB}]`,
+      `systemctl stop ${TIMERS} [current=${relB}]`,
+      `systemctl stop docket.service ${ONESHOTS} [current=${relB}]`,
       `systemctl daemon-reload [current=${relA}]`,
       `systemctl start docket.service [current=${relA}]`,
-      `systemctl start docket-janitor.timer docket-backup.timer [current=${relA}]`,
+      `systemctl start ${TIMERS} [current=${relA}]`,
     ]);
     expect(releases(root).sort()).toEqual([relA, relB].sort());
   });
@@ -213,9 +216,9 @@ describe.skipIf(!ready)("upgrade with a pre-upgrade backup, then docket rollback
     expect(r.stderr).toContain(`error: the pre-upgrade backup failed (above), so the upgrade was not applied: /opt/docket/current still points at ${relA} and the bot runs as before`);
     expect(current(root)).toBe(relA);
     expect(calls()).toEqual([
-      `systemctl stop docket-janitor.timer docket-backup.timer [current=${relA}]`,
-      `systemctl stop docket-janitor.service docket-backup.service [current=${relA}]`,
-      `systemctl start docket-janitor.timer docket-backup.timer [current=${relA}]`,
+      `systemctl stop ${TIMERS} [current=${relA}]`,
+      `systemctl stop ${ONESHOTS} [current=${relA}]`,
+      `systemctl start ${TIMERS} [current=${relA}]`,
     ]);
     expect(existsSync(join(root, "etc/docket/backup/pre.d/10-fail"))).toBe(true);
   });

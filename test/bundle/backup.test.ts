@@ -163,8 +163,9 @@ describe.skipIf(!ready)("backup.sh and restore.sh", () => {
       "systemctl is-active --quiet docket.service",
       "systemctl is-active --quiet docket-janitor.timer",
       "systemctl is-active --quiet docket-backup.timer",
-      "systemctl stop docket-janitor.timer docket-backup.timer",
-      "systemctl stop docket.service docket-janitor.service docket-backup.service",
+      "systemctl is-active --quiet docket-backup-verify.timer",
+      "systemctl stop docket-janitor.timer docket-backup.timer docket-backup-verify.timer",
+      "systemctl stop docket.service docket-janitor.service docket-backup.service docket-backup-verify.service",
       "systemctl start docket.service docket-backup.timer",
     ]);
     expect(r.stderr).toContain("note: docket-janitor.timer was not active before; left stopped");

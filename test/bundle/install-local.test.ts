@@ -32,8 +32,8 @@ describe("first local-mode install in a safe order (issue 9 item 4)", () => {
       "compose -p docket pull bot-api",
       "systemctl enable docket-bot-api.service",
       "systemctl restart docket-bot-api.service",
-      "systemctl enable docket.service docket-janitor.timer docket-backup.timer",
-      "systemctl start docket-janitor.timer docket-backup.timer",
+      "systemctl enable docket.service docket-janitor.timer docket-backup.timer docket-backup-verify.timer",
+      "systemctl start docket-janitor.timer docket-backup.timer docket-backup-verify.timer",
     ]);
     expect(r.stderr).toContain("skipped: starting docket.service: the bot must be logged out of api.telegram.org first (--logout-cloud)");
     expect(r.stderr).toContain("ACTION NEEDED: the bot is NOT started yet.");

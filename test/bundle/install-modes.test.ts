@@ -36,9 +36,9 @@ describe("install.sh mode change of an installed bot (audit gap 8)", () => {
       "compose -p docket pull bot-api",
       "systemctl enable docket-bot-api.service",
       "systemctl restart docket-bot-api.service",
-      "systemctl enable docket.service docket-janitor.timer docket-backup.timer",
+      "systemctl enable docket.service docket-janitor.timer docket-backup.timer docket-backup-verify.timer",
       `docket mode local --env ${root}/etc/docket/docket.env --api-root http://127.0.0.1:${h.port}`,
-      "systemctl start docket-janitor.timer docket-backup.timer",
+      "systemctl start docket-janitor.timer docket-backup.timer docket-backup-verify.timer",
     ]);
   });
 

@@ -198,10 +198,10 @@ describe("install.sh --root", () => {
       `compose -p docket -f ${root}/opt/docket/current/compose/docker-compose.yml --env-file ${root}/etc/docket/compose.env pull bot-api`,
       "systemctl enable docket-bot-api.service",
       "systemctl restart docket-bot-api.service",
-      "systemctl enable docket.service docket-janitor.timer docket-backup.timer",
+      "systemctl enable docket.service docket-janitor.timer docket-backup.timer docket-backup-verify.timer",
       "cloud logOut (token right)",
       "systemctl restart docket.service",
-      "systemctl start docket-janitor.timer docket-backup.timer",
+      "systemctl start docket-janitor.timer docket-backup.timer docket-backup-verify.timer",
     ]);
     expect(h.healthHits).toBeGreaterThan(0);
     // The file install.sh hands to compose renders with the real client.

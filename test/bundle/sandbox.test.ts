@@ -55,7 +55,7 @@ describe.skipIf(!haveAnalyze)("systemd-analyze security --offline=yes", () => {
   });
 
   it("every service of the bundle has memory and task ceilings", () => {
-    for (const u of ["docket.service", "docket-janitor.service", "docket-backup.service", "docket-failure@.service", "docket-bot-api.service", "docket-nginx.service"]) {
+    for (const u of ["docket.service", "docket-janitor.service", "docket-backup.service", "docket-backup-verify.service", "docket-failure@.service", "docket-bot-api.service", "docket-nginx.service"]) {
       expect([u, directive(u, "MemoryMax").length, directive(u, "TasksMax").length]).toEqual([u, 1, 1]);
     }
     expect(directive("docket.service", "MemoryHigh")).toHaveLength(1);

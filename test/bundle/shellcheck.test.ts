@@ -43,6 +43,8 @@ describe.skipIf(!ready)("shellcheck", () => {
       "scripts/lib/containers.sh",
       "scripts/lib/preflight.sh",
       "scripts/lib/release.sh",
+      "scripts/lib/report.sh",
+      "scripts/lib/restic.sh",
       "scripts/lib/services.sh",
       "scripts/lib/units.sh",
       "scripts/lib/upgrade.sh",

@@ -48,6 +48,12 @@ function get(unit: string, section: string, key: string): string | undefined {
   return sections.get(section)?.get(key)?.at(-1);
 }
 
+/** Every value of a repeated `key` in `section`, in order (EnvironmentFile= may be given twice). */
+function all(unit: string, section: string, key: string): string[] {
+  get(unit, section, key);
+  return parsed.get(unit)!.get(section)?.get(key) ?? [];
+}
+
 /** `key` → last value for each key of `expected`, to compare a run of directives in one assertion. */
 function pick(unit: string, section: string, expected: Record<string, string>): Record<string, string | undefined> {
   return Object.fromEntries(Object.keys(expected).map((k) => [k, get(unit, section, k)]));
@@ -66,6 +72,8 @@ afterAll(() => removeDir(root));
 describe.skipIf(!ready)("systemd-analyze verify", () => {
   it("accepts every unit with no warning at all", () => {
     expect(unitNames).toEqual([
+      "docket-backup-verify.service",
+      "docket-backup-verify.timer",
       "docket-backup.service",
       "docket-backup.timer",
       "docket-bot-api.service",
@@ -161,6 +169,34 @@ describe("unit directives", () => {
     expect(get("docket-janitor.timer", "Timer", "OnCalendar")).toBe("hourly");
     expect(get("docket-backup.timer", "Timer", "Persistent")).toBe("true");
     expect(get("docket-backup.timer", "Install", "WantedBy")).toBe("timers.target");
+  });
+
+  it("the backup and the weekly restore drill get restic's settings and password, the bot never (issue 10 items 4, 5)", () => {
+    const service = {
+      Type: "oneshot",
+      User: "docket",
+      ExecStart: "/usr/local/bin/bun bot/cli/main.ts backup verify",
+      WorkingDirectory: "/opt/docket/current",
+      ReadWritePaths: "/var/lib/docket/db /var/lib/docket/backups",
+      NoNewPrivileges: "yes",
+      ProtectSystem: "strict",
+    };
+    expect(pick("docket-backup-verify.service", "Service", service)).toEqual(service);
+    expect(get("docket-backup-verify.service", "Unit", "OnFailure")).toBe("docket-failure@%n.service");
+    for (const u of ["docket-backup.service", "docket-backup-verify.service"]) {
+      expect(all(u, "Service", "EnvironmentFile")).toEqual(["/etc/docket/docket.env", "-/etc/docket/restic.env"]);
+      expect(pick(u, "Service", { LoadCredential: "", SetCredential: "", CacheDirectory: "" })).toEqual({
+        LoadCredential: "restic-password:/etc/docket/restic-password",
+        SetCredential: "restic-password:\\x00",
+        CacheDirectory: "docket",
+      });
+    }
+    for (const u of ["docket.service", "docket-janitor.service"]) {
+      expect(get(u, "Service", "LoadCredential")).toBeUndefined();
+      expect(all(u, "Service", "EnvironmentFile")).toEqual(["/etc/docket/docket.env"]);
+    }
+    expect(pick("docket-backup-verify.timer", "Timer", { OnCalendar: "", Persistent: "" })).toEqual({ OnCalendar: "Sun *-*-* 05:00:00", Persistent: "true" });
+    expect(get("docket-backup-verify.timer", "Install", "WantedBy")).toBe("timers.target");
   });
 
   it("the containers run under systemd: healthy before the bot starts, their failures reach the same hook (issue 9 item 8)", () => {
