@@ -61,6 +61,11 @@ export interface App {
   janitorPass(): Promise<void>;
   /** Intake's recorded replies: `resume()` at start sends what an earlier process left pending. */
   readonly replies: ReplySender;
+  /**
+   * Send one plain-text message to a chat through the outbox (operator alerts).
+   * @throws StreamFailedError when Telegram refused it (chat not found, bot blocked, …)
+   */
+  sendOperatorMessage(chatId: number, text: string): Promise<void>;
   /** Stop the engine, flush status messages, stop the processor pool, close the database. */
   close(deadlineMs?: number): Promise<void>;
 }
@@ -208,6 +213,9 @@ export async function createApp(opts: AppOptions): Promise<App> {
     activity,
     pool,
     recent,
+    async sendOperatorMessage(chatId, text) {
+      await outbox.send(outboxApi, chatId, { text });
+    },
     async janitorPass() {
       try {
         await janitor.runOnce();

@@ -9,6 +9,8 @@ import { backupCommand } from "./backup-command.ts";
 import { backupStatusCommand } from "./backup-status-command.ts";
 import { modeCommand } from "./mode-command.ts";
 import { rollbackCommand } from "./rollback-command.ts";
+import { notifyCommand } from "./notify-command.ts";
+import { statusCommand } from "./status-command.ts";
 
 /** Commands by name. */
 const COMMANDS: Record<string, Command> = {
@@ -16,6 +18,8 @@ const COMMANDS: Record<string, Command> = {
   rollback: rollbackCommand,
   backup: backupCommand,
   "backup-status": backupStatusCommand,
+  notify: notifyCommand,
+  status: statusCommand,
 };
 
 const usage = () => Object.values(COMMANDS).map((c) => `usage: ${c.usage}`).join("\n");

@@ -25,6 +25,17 @@ export interface OpenDb {
 export const MIGRATIONS_DIR = join(dirname(fileURLToPath(import.meta.url)), "migrations");
 
 /**
+ * Open an existing database read-only, without migrating (`docket status`: it only reads, and must
+ * never change the schema of a bot from another release). Its `close` closes the handle.
+ * @throws when the file does not exist or cannot be read
+ */
+export function openDbReadOnly(file: string, busyTimeoutMs = 5000): OpenDb {
+  const sqlite = new Database(file, { readonly: true, strict: true });
+  sqlite.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
+  return { sqlite, db: drizzle(sqlite, { schema }), close: () => sqlite.close() };
+}
+
+/**
  * Open (creating if needed) the database file and migrate it.
  * @param file path of the SQLite file, e.g. `<DATA_DIR>/db/docket.sqlite`
  * @param busyTimeoutMs how long a writer waits for a lock, ms (default 5000)

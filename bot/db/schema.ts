@@ -160,6 +160,44 @@ export const chatReplies = sqliteTable(
 /** Row type of `chat_replies`. */
 export type ChatReply = typeof chatReplies.$inferSelect;
 
+/**
+ * States of an operator alert (issue 10 item 3): `pending` → `sending` (a sender claimed it) →
+ * `sent` | `suppressed` (its cause went out less than an hour ago) | `failed` (no admin reached) |
+ * `no_admins` (ADMIN_USER_IDS is empty).
+ */
+export const ALERT_STATES = ["pending", "sending", "sent", "suppressed", "failed", "no_admins"] as const;
+/** One of {@link ALERT_STATES}. */
+export type AlertState = (typeof ALERT_STATES)[number];
+
+/**
+ * Operator alerts (issue 10 item 3; CONTRACTS.md §2): raised by the bot or recorded by `docket notify`,
+ * sent to ADMIN_USER_IDS through the outbox by one sender (bot/ops/alerts.ts), at most once per cause
+ * per hour. Times are UTC ISO strings.
+ */
+export const opsAlerts = sqliteTable(
+  "ops_alerts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    /** bot/ops/alert-policy.ts ALERT_CAUSES: `disk_low`, `backup_failed`, `unit_failed`, … */
+    cause: text("cause").notNull(),
+    /** What happened and what to do (operator text, English, redacted). */
+    text: text("text").notNull(),
+    /** Who raised it: `bot`, or `cli` (docket notify). */
+    source: text("source").notNull(),
+    state: text("state").$type<AlertState>().notNull().default("pending"),
+    /** Why it was suppressed or failed, or which admins it did not reach. */
+    detail: text("detail"),
+    createdAt: text("created_at").notNull().default(sql`(strftime('%Y-%m-%dT%H:%M:%fZ','now'))`),
+    /** When a sender claimed it (`sending`). */
+    claimedAt: text("claimed_at"),
+    settledAt: text("settled_at"),
+  },
+  (t) => [index("ops_alerts_state_id").on(t.state, t.id), index("ops_alerts_created").on(t.createdAt)],
+);
+
+/** Row type of `ops_alerts`. */
+export type OpsAlert = typeof opsAlerts.$inferSelect;
+
 /** Row type of `file_jobs`. */
 export type FileJob = typeof fileJobs.$inferSelect;
 /** Row type of `job_results`. */

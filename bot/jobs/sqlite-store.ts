@@ -17,7 +17,8 @@ import type { ReasonCode } from "./reasons.ts";
 import { JobStatements, transitionPatch } from "./sqlite-statements.ts";
 import { ReplyStatements } from "./sqlite-replies.ts";
 import { decideExisting, decideNew, replyKindOf, type QuotaUse } from "./intake-rules.ts";
-import type { BudgetParams, IntakeOptions, IntakeOutcome, JobStore, NewJob, NewReply, NewResult, TransitionPatch } from "./store.ts";
+import type { AlertState, BudgetParams, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewReply, NewResult, OpsAlert, TransitionPatch } from "./store.ts";
+import { SqliteAlerts } from "./sqlite-alerts.ts";
 
 /** The idempotency key of a job, (chat_id, file_unique_id, variant), as bound values (seed 000: UNIQUE key). */
 const jobKey = (job: Pick<NewJob, "chatId" | "fileUniqueId" | "variant">) => ({ chatId: job.chatId, fileUniqueId: job.fileUniqueId, variant: job.variant ?? "default" });
@@ -69,7 +70,11 @@ export class SqliteJobStore implements JobStore {
     this.refusalTx = sqlite.transaction((reply: NewReply, now: number, windowMs: number) =>
       this.replies.refusals(reply.userId, now - windowMs) > 0 ? null : this.replies.insert({ ...reply, jobId: null, kind: "refused" }, now),
     );
+    this.alerts = new SqliteAlerts(db);
   }
+
+  /** The `ops_alerts` statements (bot/jobs/sqlite-alerts.ts). */
+  private readonly alerts: SqliteAlerts;
 
   /** Body of {@link claimDownload}; runs inside its IMMEDIATE transaction. */
   private takeDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams): FileJob | null {
@@ -383,6 +388,26 @@ export class SqliteJobStore implements JobStore {
       .groupBy(fileJobs.reason)
       .all();
     return Object.fromEntries(rows.map((r) => [r.reason ?? "unknown", r.n]));
+  }
+
+  async recordAlert(alert: NewAlert, now: number): Promise<number> {
+    return this.alerts.record(alert, now);
+  }
+
+  async pendingAlerts(now: number): Promise<OpsAlert[]> {
+    return this.alerts.pending(now);
+  }
+
+  async claimAlert(id: number, now: number): Promise<boolean> {
+    return this.alerts.claim(id, now);
+  }
+
+  async settleAlert(id: number, state: Exclude<AlertState, "pending" | "sending">, detail: string | null, now: number): Promise<boolean> {
+    return this.alerts.settle(id, state, detail, now);
+  }
+
+  async alertsSince(sinceMs: number): Promise<OpsAlert[]> {
+    return this.alerts.since(sinceMs);
   }
 
   async releaseReservation(id: number): Promise<boolean> {

@@ -6,8 +6,20 @@
  * `false` means someone else moved the job (seed 000: conditional UPDATE).
  * Times are epoch ms in, UTC ISO strings in rows.
  */
-import type { ChatReply, FileJob, JobResult, JobState } from "../db/schema.ts";
+import type { AlertState, ChatReply, FileJob, JobResult, JobState, OpsAlert } from "../db/schema.ts";
 import type { IntakeDecision, QuotaLimits } from "./intake-rules.ts";
+
+export type { AlertState, OpsAlert } from "../db/schema.ts";
+
+/** An operator alert to record (issue 10 item 3; CONTRACTS.md §2). */
+export interface NewAlert {
+  /** bot/ops/alert-policy.ts ALERT_CAUSES. */
+  readonly cause: string;
+  /** What happened and what to do (operator text, English, redacted). */
+  readonly text: string;
+  /** `bot`, or `cli` (docket notify). */
+  readonly source: "bot" | "cli";
+}
 import type { ReasonCode } from "./reasons.ts";
 
 /** What intake records for a new job (seed 000: "Что записать при приёме"). */
@@ -196,6 +208,16 @@ export interface JobStore {
    * that ended at or after it (`docket status`: errors in the last hour).
    */
   countFailedByReason(sinceMs?: number): Promise<Record<string, number>>;
+  /** Record an operator alert in `pending`; returns its id. */
+  recordAlert(alert: NewAlert, now: number): Promise<number>;
+  /** Alerts a sender may claim at `now`, oldest first: `pending`, or `sending` claims abandoned for 10 min. */
+  pendingAlerts(now: number): Promise<OpsAlert[]>;
+  /** Claim an alert for sending (conditional on it still being claimable); false when another sender has it. */
+  claimAlert(id: number, now: number): Promise<boolean>;
+  /** `sending → state` with a detail; false when the alert was not claimed. */
+  settleAlert(id: number, state: Exclude<AlertState, "pending" | "sending">, detail: string | null, now: number): Promise<boolean>;
+  /** Alerts created at or after `sinceMs` (epoch ms), any state, oldest first (once-per-hour rule, `docket status`). */
+  alertsSince(sinceMs: number): Promise<OpsAlert[]>;
   /**
    * `reserved_bytes = 0` only while the job is finished (`ready|failed|expired`), in one
    * conditional UPDATE, so a job re-armed and claimed meanwhile keeps its new reservation

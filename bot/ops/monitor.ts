@@ -19,6 +19,8 @@ export interface MonitorOptions {
   readonly levels?: Readonly<Record<string, FailLevel>>;
   /** Called on every transition (a check's first verdict counts when it fails). */
   readonly onChange?: (name: string, check: Check) => void;
+  /** Called after every round (watchers that share the monitor's pace); its failure is logged. */
+  readonly onRound?: () => Promise<void> | void;
 }
 
 /** Periodic readiness checks with change reporting. */
@@ -73,6 +75,11 @@ export class ReadinessMonitor {
       } catch (err) {
         this.log.error({ err, check: name }, "readiness change handler failed");
       }
+    }
+    try {
+      await this.opts.onRound?.();
+    } catch (err) {
+      this.log.error({ err }, "readiness monitor watcher failed");
     }
   }
 }

@@ -8,7 +8,11 @@ import type { Api } from "grammy";
 import type { App } from "../app.ts";
 import type { Config } from "../config.ts";
 import type { Logger } from "../log.ts";
-import { CachedCheck, type CheckSpec } from "./check.ts";
+import type { BotReport } from "./report.ts";
+import { AlertWatch } from "./alert-watch.ts";
+import { Alerts } from "./alerts.ts";
+import { buildInfo } from "./build-info.ts";
+import { CachedCheck, runChecks, type CheckSpec } from "./check.ts";
 import { EventLoopLag } from "./event-loop.ts";
 import { startOpsServer, type OpsServer, type Phase } from "./http.ts";
 import { eventLoopCheck, outboxCheck, poolsCheck } from "./liveness.ts";
@@ -47,7 +51,10 @@ export class Ops {
   readonly liveness: readonly CachedCheck[];
   readonly readiness: readonly CachedCheck[];
   readonly monitor: ReadinessMonitor;
+  /** Operator alerts: raised by {@link AlertWatch} and `docket notify`, sent while running. */
+  readonly alerts: Alerts;
   private server: OpsServer | null = null;
+  private readonly build = buildInfo();
   private pollingSince = 0;
   private signalStopping!: () => void;
   /** Resolves when shutdown begins. */
@@ -80,7 +87,22 @@ export class Ops {
       readiness: () => this.readiness.map((c) => ({ name: c.name, last: c.peek()?.check ?? null })),
       webhook: () => judge?.last ?? null,
     });
-    this.monitor = new ReadinessMonitor(this.readiness, opts.log, { levels: LEVELS, ...(opts.monitorIntervalMs ? { intervalMs: opts.monitorIntervalMs } : {}) });
+    this.alerts = new Alerts({
+      store: app.services.store,
+      log: opts.log,
+      metrics,
+      admins: config.adminUserIds,
+      host: config.hostId,
+      send: (chatId, text) => app.sendOperatorMessage(chatId, text),
+      now,
+    });
+    const watch = new AlertWatch(this.alerts, metrics, config.dataDir, now);
+    this.monitor = new ReadinessMonitor(this.readiness, opts.log, {
+      levels: LEVELS,
+      onChange: (name, check) => watch.onReadinessChange(name, check),
+      onRound: () => watch.round(),
+      ...(opts.monitorIntervalMs ? { intervalMs: opts.monitorIntervalMs } : {}),
+    });
   }
 
   /** The checks of `/healthz` (compatibility): database, botApi, disk. */
@@ -100,11 +122,36 @@ export class Ops {
       readiness: this.readiness,
       legacy: this.legacy,
       metrics: async () => ({ body: await app.services.metrics.registry.metrics(), contentType: app.services.metrics.registry.contentType }),
-      status: async () => ({ phase: this.phase }),
+      status: () => this.status(),
       stopping: this.stopping,
       log,
     });
     return this.server;
+  }
+
+  /** The `/status` document `docket status` shows (bot/cli/status-screen.ts BotReport). */
+  async status(): Promise<BotReport> {
+    const { config, app } = this.opts;
+    const now = (this.opts.now ?? Date.now)();
+    const iso = (ms: number | null) => (ms === null ? null : new Date(ms).toISOString());
+    const errors = app.recent.since(now - 3_600_000);
+    return {
+      phase: this.phase,
+      pid: process.pid,
+      startedAt: new Date(Date.now() - performance.now()).toISOString(),
+      ...this.build,
+      host: config.hostId,
+      mode: config.mode,
+      intake: config.webhook ? "webhook" : "polling",
+      store: "sqlite",
+      readiness: await runChecks(this.readiness),
+      liveness: await runChecks(this.liveness),
+      lastUpdateAt: iso(app.activity.lastUpdateAt),
+      lastIntakeOkAt: iso(app.activity.lastIntakeOkAt),
+      chatsOnHold: app.outbox.heldChats,
+      outboxQueue: app.outbox.queueDepth,
+      errors: { count: errors.length, last: errors.slice(-5).map((e) => ({ at: new Date(e.at).toISOString(), level: e.level, msg: e.msg })) },
+    };
   }
 
   /** Start-up is done (Bot API reached, intake and pools started): readiness may pass, the monitor starts. */
@@ -113,6 +160,7 @@ export class Ops {
     this.pollingSince = (this.opts.now ?? Date.now)();
     for (const c of this.readiness) c.invalidate();
     this.monitor.start();
+    this.alerts.start(this.opts.monitorIntervalMs);
   }
 
   /** Shutdown begins: every operator endpoint answers 503 from now on. */
@@ -125,6 +173,7 @@ export class Ops {
   async close(): Promise<void> {
     this.markStopping();
     await this.monitor.stop();
+    await this.alerts.stop();
     this.eventLoop.stop();
     await this.server?.stop();
   }

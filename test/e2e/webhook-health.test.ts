@@ -42,9 +42,10 @@ test("Telegram cannot deliver (nginx answers 502): one error line, readyz 503 na
     },
   });
   let config!: Config;
+  const admin = s.em.user().id;
   for (let attempt = 1; !hook; attempt++) {
     botPort = freePort();
-    config = { ...s.config, webhook: { url: `http://127.0.0.1:${proxy.port}/tg/hook`, secret: "s3cret_token-1", host: "127.0.0.1", port: botPort, path: "/tg/hook" } };
+    config = { ...s.config, adminUserIds: [admin], hostId: "vps-hook", webhook: { url: `http://127.0.0.1:${proxy.port}/tg/hook`, secret: "s3cret_token-1", host: "127.0.0.1", port: botPort, path: "/tg/hook" } };
     try {
       hook = await startWebhook(s.app.bot, config.webhook!, s.app.services.log, { onDelivered: () => s.app.activity.webhookOk() });
     } catch (err) {
@@ -69,12 +70,17 @@ test("Telegram cannot deliver (nginx answers 502): one error line, readyz 503 na
   expect(line.msg).toMatch(/^readiness check webhook failing: Telegram cannot deliver to the webhook: "Wrong response from the webhook: 502 Bad Gateway" at \S+Z \(pending_update_count 1\); check nginx and the certificate$/);
   const bad = await readyz();
   expect([bad.status, bad.webhook.ok]).toEqual([503, false]);
+  // One alert to the admin (webhook_error), through the outbox.
+  const alerts = () => s.em.calls.filter((c) => c.method === "sendMessage" && c.chatId === admin && c.ok).map((c) => String(c.params.text));
+  await expect.poll(alerts).toHaveLength(1);
+  expect(alerts()[0]).toMatch(/^⚠️ docket on vps-hook: webhook in error\nTelegram cannot deliver to the webhook: "Wrong response from the webhook: 502 Bad Gateway" at /);
   // The emulator reports what the server reports.
   expect((await rawCall(s.em, "getWebhookInfo")).body.result).toMatchObject({ pending_update_count: 1, last_error_message: "Wrong response from the webhook: 502 Bad Gateway" });
   // More rounds while it stays broken: still that one line.
   const rounds = s.em.count("getWebhookInfo");
   await expect.poll(() => s.em.count("getWebhookInfo")).toBeGreaterThan(rounds + 3);
   expect(failing()).toHaveLength(1);
+  expect(alerts()).toHaveLength(1);
 
   // nginx fixed: Telegram's retry delivers, the job runs, the check is ok again (the error stays in getWebhookInfo).
   broken = false;

@@ -1,0 +1,103 @@
+/**
+ * `docket notify <cause> <text…>` (CONTRACTS.md §2; issue 10 item 3): record an operator alert that
+ * the running bot sends to ADMIN_USER_IDS through the outbox, at most once per cause per hour, and
+ * write it to the journal at warning. Callers: the OnFailure= hook (`unit_failed`), the backup and
+ * verify scripts (`backup_failed`, `verify_failed`), anyone. Exit 0 once recorded, 1 when it could
+ * not be recorded (the sentence names the database), 2 on bad usage (an unknown cause lists them).
+ *
+ * When no bot answers on the operator port (the unit failed, or it is stopped), the command sends
+ * the pending alerts itself, through an outbox of its own, with the same once-per-hour rule: the
+ * alert about a dead bot still reaches the admins. Best effort: a failed send is logged, and the
+ * exit status stays 0 (the alert is recorded; the bot sends it when it runs again).
+ * Run as root, it records as the owner of the database, so the files SQLite creates beside it
+ * (`-wal`, `-shm`) stay the bot's.
+ */
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { Api } from "grammy";
+import { openDb } from "../db/open.ts";
+import { SqliteJobStore } from "../jobs/sqlite-store.ts";
+import { createLogger } from "../log.ts";
+import { ALERT_CAUSES, isAlertCause } from "../ops/alert-policy.ts";
+import { Alerts } from "../ops/alerts.ts";
+import { Outbox } from "../outbox/index.ts";
+import { becomeOwnerOf } from "./become-owner.ts";
+import { botConfig } from "./bot-config.ts";
+import { parseOptions, usageError, type Command } from "./command.ts";
+import { resolveDataDir } from "./data-dir.ts";
+
+/** How long the command waits for the bot's /livez, ms. */
+const LIVEZ_TIMEOUT_MS = 2000;
+/** How long sending the alerts itself may take, ms. */
+const SEND_TIMEOUT_MS = 15_000;
+
+/** True when a bot process answers on 127.0.0.1:`port` and is not stopping (it will send the alert). */
+async function botWillSend(port: number): Promise<boolean> {
+  if (port === 0) return false;
+  try {
+    const res = await fetch(`http://127.0.0.1:${port}/livez`, { signal: AbortSignal.timeout(LIVEZ_TIMEOUT_MS) });
+    const body = (await res.json()) as { phase?: unknown };
+    return body.phase === "starting" || body.phase === "running";
+  } catch {
+    return false;
+  }
+}
+
+/** `docket notify …` */
+export const notifyCommand: Command = {
+  usage: `docket notify ${Object.keys(ALERT_CAUSES).join("|")} TEXT… [--data-dir DIR] [--env FILE]`,
+  async run(argv) {
+    const parsed = parseOptions(argv, { "data-dir": { type: "string" }, env: { type: "string" } });
+    if (typeof parsed === "string") return usageError(this, parsed);
+    const [cause, ...words] = parsed.positionals;
+    if (cause === undefined) return usageError(this);
+    if (!isAlertCause(cause)) return usageError(this, `unknown cause ${JSON.stringify(cause)}; causes: ${Object.keys(ALERT_CAUSES).join(", ")}`);
+    const text = words.join(" ").trim();
+    if (!text) return usageError(this, "say what happened: docket notify CAUSE TEXT");
+    // The env file is root's: read the bot's configuration before giving up root.
+    const loaded = botConfig(parsed.values.env);
+    const config = "config" in loaded ? loaded.config : null;
+    const dataDir = resolveDataDir(parsed.values["data-dir"]);
+    const dbFile = join(dataDir, "db", "docket.sqlite");
+    if (!existsSync(dbFile)) {
+      console.error(`docket notify: no docket database at ${dbFile}; is DATA_DIR right (--data-dir)? The alert was not recorded.`);
+      return 1;
+    }
+    const log = createLogger({ level: "info", ...(config ? { token: config.token } : {}) });
+    let db: ReturnType<typeof openDb> | null = null;
+    try {
+      becomeOwnerOf(dbFile);
+      db = openDb(dbFile);
+      const store = new SqliteJobStore(db.db);
+      const host = config?.hostId ?? "this host";
+      let outbox: Outbox | null = null;
+      let api: Api | null = null;
+      const alerts = new Alerts({
+        store,
+        log,
+        admins: config?.adminUserIds ?? [],
+        host,
+        send: async (chatId, message) => {
+          await outbox!.send(api!, chatId, { text: message });
+        },
+      });
+      await alerts.record(cause, text, "cli");
+      if (!config) {
+        log.warn({ problem: "problem" in loaded ? loaded.problem : "" }, "recorded; the bot sends it when it runs (no configuration here to send it now)");
+        return 0;
+      }
+      if (await botWillSend(config.httpPort)) return 0;
+      // No bot to send it: send the pending alerts now, through an outbox of our own.
+      api = new Api(config.token, { apiRoot: config.apiRoot });
+      outbox = new Outbox({ logger: log, options: { shutdownTimeoutMs: SEND_TIMEOUT_MS } });
+      await Promise.race([alerts.deliver(), Bun.sleep(SEND_TIMEOUT_MS)]);
+      await outbox.close();
+      return 0;
+    } catch (err) {
+      console.error(`docket notify: could not record the alert in ${dbFile}: ${(err as Error).message}`);
+      return 1;
+    } finally {
+      db?.close();
+    }
+  },
+};
