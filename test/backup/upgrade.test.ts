@@ -13,6 +13,13 @@ import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fakeToken, makeTempDir, removeDir, repoRoot, runCmdAsync, writeExecutable } from "../bundle/helpers";
 import { toolReady } from "../support/tools";
+import { latestMigration, nextMigration } from "./schema-facts";
+import { releaseMigrations } from "../../bot/backup/verify.ts";
+
+/** The newest migration of this checkout (release A's last one). */
+const LATEST = latestMigration();
+/** The migration only release B has. */
+const NOTE = nextMigration("upgrade_note");
 
 const ready = toolReady("sqlite3");
 const TIMERS = "docket-janitor.timer docket-backup.timer docket-backup-verify.timer";
@@ -113,7 +120,7 @@ describe.skipIf(!ready)("upgrade with a pre-upgrade backup, then docket rollback
     root = join(work, "root");
     await runCmdAsync(["mkdir", "-p", root]);
     srcA = sourceTree("srcA");
-    srcB = withMigration(sourceTree("srcB"), "0003_upgrade_note", "ALTER TABLE `chat_settings` ADD `upgrade_note` text;");
+    srcB = withMigration(sourceTree("srcB"), NOTE, "ALTER TABLE `chat_settings` ADD `upgrade_note` text;");
     const a = await install(srcA, root, { BOT_TOKEN: fakeToken() });
     expect(a.stderr).toContain("healthy:");
     expect(a.status).toBe(0);
@@ -131,8 +138,8 @@ describe.skipIf(!ready)("upgrade with a pre-upgrade backup, then docket rollback
     expect(backups).toHaveLength(1);
     const manifest = readFileSync(join(root, "var/lib/docket/backups", backups[0]!, "MANIFEST"), "utf8");
     expect(manifest).toContain("kind=pre-upgrade\n");
-    expect(manifest).toContain(`release=${relA}\nupgrade_to=${relB}\nmigration=0002_claim_indexes\n`);
-    expect(manifest).toMatch(/\nmigration_hash=[0-9a-f]{64}\nmigrations_applied=3\n/);
+    expect(manifest).toContain(`release=${relA}\nupgrade_to=${relB}\nmigration=${LATEST}\n`);
+    expect(manifest).toMatch(new RegExp(`\nmigration_hash=[0-9a-f]{64}\nmigrations_applied=${releaseMigrations(repoRoot).length}\n`));
 
     // The timers stop while `current` is A, and start again only after the restart on B.
     expect(calls()).toEqual([
@@ -146,12 +153,12 @@ describe.skipIf(!ready)("upgrade with a pre-upgrade backup, then docket rollback
   });
 
   it("docket rollback --keep-db refuses when A cannot read B's schema; --dry-run changes nothing", async () => {
-    startRelease(root, srcB, [999]); // B's bot starts: migration 0003 applied, a chat recorded after the upgrade
+    startRelease(root, srcB, [999]); // B's bot starts: migration NOTE applied, a chat recorded after the upgrade
     expect(columns(root, "chat_settings")).toContain("upgrade_note");
     writeFileSync(recLog, "");
     const keep = await rollback(root, ["--keep-db"]);
     expect(keep.status).toBe(1);
-    expect(keep.stderr).toContain(`error: --keep-db, but release ${relA} cannot run on this database (it has applied 0003_upgrade_note); drop --keep-db to restore the pre-upgrade backup`);
+    expect(keep.stderr).toContain(`error: --keep-db, but release ${relA} cannot run on this database (it has applied ${NOTE}); drop --keep-db to restore the pre-upgrade backup`);
     const dry = await rollback(root, ["--dry-run"]);
     expect(dry.status).toBe(0);
     expect(dry.stderr).toContain(`dry run: nothing was changed; a real run goes back to release ${relA} and restores pre-upgrade-`);
@@ -163,7 +170,7 @@ describe.skipIf(!ready)("upgrade with a pre-upgrade backup, then docket rollback
   it("docket rollback: back to A with the pre-upgrade backup, in one command; the bot before the timers", async () => {
     writeFileSync(recLog, "");
     const r = await rollback(root);
-    expect(r.stderr).toContain(`  the database has applied 0003_upgrade_note; release ${relA} knows migrations up to 0002_claim_indexes: it must be restored`);
+    expect(r.stderr).toContain(`  the database has applied ${NOTE}; release ${relA} knows migrations up to ${LATEST}: it must be restored`);
     expect(r.status).toBe(0);
     expect(r.stderr).toMatch(new RegExp(`rolled back to release ${relA}; database restored from pre-upgrade-\\d{8}T\\d{6}Z`));
     expect(current(root)).toBe(relA);
@@ -200,7 +207,7 @@ describe.skipIf(!ready)("upgrade with a pre-upgrade backup, then docket rollback
     const relC = current(root);
     startRelease(root, srcC, [555]);
     const r = await rollback(root);
-    expect(r.stderr).toContain(`the database's migration (0002_claim_indexes) is one release ${relA} knows: its data can stay`);
+    expect(r.stderr).toContain(`the database's migration (${LATEST}) is one release ${relA} knows: its data can stay`);
     expect(r.status).toBe(0);
     expect(current(root)).toBe(relA);
     expect(relC).not.toBe(relA);
