@@ -14,7 +14,7 @@ const installed = (p: string) => runCmd(["dpkg-query", "-W", "-f=${db:Status-Sta
 function innerRun(files: string[], env: Record<string, string>) {
   return runCmdAsync(["bun", "run", "test", ...files], {
     env: { DOCKET_TEST_VAR_DIR: testTempDir("inner-var"), DOCKET_TEST_NO_INSTALL: "1", CI: "", ...env },
-    timeoutMs: 120_000,
+    timeoutMs: 290_000,
   });
 }
 
@@ -32,7 +32,7 @@ describe("the test tool table", () => {
     const r = runCmd(["bash", "scripts/test-tools.sh"], { timeoutMs: 30_000 });
     expect(r.stderr).toContain(`all packages present: ${allPackages().join(" ")}`);
     expect(r.status).toBe(0);
-  });
+  }, 300_000); // a whole install suite in a child run: minutes on a loaded runner
 });
 
 describe("bun run test without a tool", () => {
@@ -56,6 +56,6 @@ describe("bun run test without a tool", () => {
     expect(r.stdout).toContain("skipped: test/bundle/install.test.ts: needs compose (Debian package docker-compose)");
     expect(r.stdout).toMatch(/\ntests: [1-9]\d* passed, 0 failed, [1-9]\d* skipped\n$/);
     expect(r.status).toBe(0);
-  });
+  }, 300_000); // a whole install suite in a child run: minutes on a loaded runner
 });
 
