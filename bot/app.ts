@@ -33,6 +33,7 @@ import { OutboxStatusReporter } from "./status/outbox-reporter.ts";
 import { chatHoldsTransformer, Outbox } from "./outbox/index.ts";
 import type { StatusReporter } from "./status/reporter.ts";
 import { Engine } from "./worker/engine.ts";
+import { OcrState } from "./worker/ocr-state.ts";
 import { dataPaths, type DataPaths } from "./worker/paths.ts";
 import type { ProcessRunner } from "./worker/types.ts";
 import { createProcessorPool } from "./worker/processor-pool.ts";
@@ -66,6 +67,8 @@ export interface App {
    * @throws StreamFailedError when Telegram refused it (chat not found, bot blocked, …)
    */
   sendOperatorMessage(chatId: number, text: string): Promise<void>;
+  /** Whether text recognition can run (its start-up self-check; issue 13). */
+  readonly ocr: OcrState;
   /** Stop the engine, flush status messages, stop the processor pool, close the database. */
   close(deadlineMs?: number): Promise<void>;
 }
@@ -76,6 +79,8 @@ export interface AppOptions {
   readonly log: Logger;
   /** Replaces the processor pool (tests); then `App.pool` is null. */
   readonly runner?: ProcessRunner;
+  /** OCR availability (default: checked by the self-check in a processor child). */
+  readonly ocr?: OcrState;
   readonly now?: () => number;
   /** The logger's recent warn+ lines (the logger's `onLine` feeds it); default: an empty one. */
   readonly recentLog?: RecentLog;
@@ -189,7 +194,12 @@ export async function createApp(opts: AppOptions): Promise<App> {
     wake: () => engine.wake(),
     cancel: (id) => engine.cancel(id),
   };
-  engine = new Engine({ services, paths, fetcher, runner });
+  // OCR's start-up self-check runs in main.ts on a pool child; until it fails, recognition is assumed available.
+  // With an injected runner (tests) there is no pool: the check then runs in this process.
+  const ocr =
+    opts.ocr ??
+    new OcrState(config, async (languages) => (pool ? pool.ocrSelfCheck(languages) : (await import("../processors/ocr/self-check.ts")).ocrSelfCheck(languages)), log, now);
+  engine = new Engine({ services, paths, fetcher, runner, ocr });
   const janitor = new Janitor(store, paths, log, janitorOptions(config), now);
 
   bot.use(activity.middleware());
@@ -227,6 +237,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       metrics.janitorLastRun.set(now() / 1000);
     },
     replies,
+    ocr,
     async close(deadlineMs = 20_000) {
       await engine.stop(deadlineMs);
       replies.close(); // what is not delivered now stays pending for the next start

@@ -116,6 +116,16 @@ const envSchema = z.object({
   MAX_PDF_PAGES: positiveInt.prefault("500"),
   MAX_FRAMES: positiveInt.prefault("1000"),
   PDF_PAGE_BUDGET: duration.prefault("2s"),
+  OCR_LANGUAGES: z
+    .string()
+    .trim()
+    .regex(/^[A-Za-z_]+(\+[A-Za-z_]+)*$/, "expected Tesseract language codes joined by +, e.g. rus+eng")
+    .default("rus+eng"),
+  OCR_DPI: z.string().trim().regex(/^\d+$/, "expected dots per inch, e.g. 300").transform(Number).pipe(z.number().int().min(72).max(1200)).prefault("300"),
+  OCR_MAX_PAGES: positiveInt.prefault("500"),
+  OCR_PAGE_BUDGET: duration.prefault("60s"),
+  OCR_TIMEOUT: duration.prefault("30m"),
+  OCR_CONCURRENCY: positiveInt.optional(),
   RESULT_TTL: duration.prefault("24h"),
   PART_MAX_AGE: duration.prefault("6h"),
   JANITOR_INTERVAL: duration.prefault("10m"),
@@ -205,6 +215,18 @@ export interface Config {
   /** Most animation frames converted (GIF/WebP/APNG); above it only frame 1 (audit of issue 5, gap 6). */
   readonly maxFrames: number;
   readonly pdfPageBudgetMs: number;
+  /** Tesseract languages joined by `+`, primary first (issue 13 §3). */
+  readonly ocrLanguages: string;
+  /** Resolution pages are drawn at for recognition, dpi. */
+  readonly ocrDpi: number;
+  /** Most pages recognized per job; later pages are left unrecognized and the chat says where it stopped. */
+  readonly ocrMaxPages: number;
+  /** Time allowed to recognize one page, ms (over it the page is skipped). */
+  readonly ocrPageBudgetMs: number;
+  /** Time allowed for all recognition of one job, ms; it then stops and delivers what it has. Added to processTimeoutMs for a child that recognizes. */
+  readonly ocrTimeoutMs: number;
+  /** Tesseract processes one job runs at once. */
+  readonly ocrConcurrency: number;
   readonly resultTtlMs: number;
   readonly partMaxAgeMs: number;
   readonly janitorIntervalMs: number;
@@ -305,6 +327,12 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     maxPdfPages: e.MAX_PDF_PAGES,
     maxFrames: e.MAX_FRAMES,
     pdfPageBudgetMs: e.PDF_PAGE_BUDGET,
+    ocrLanguages: e.OCR_LANGUAGES,
+    ocrDpi: e.OCR_DPI,
+    ocrMaxPages: e.OCR_MAX_PAGES,
+    ocrPageBudgetMs: e.OCR_PAGE_BUDGET,
+    ocrTimeoutMs: e.OCR_TIMEOUT,
+    ocrConcurrency: e.OCR_CONCURRENCY ?? Math.max(1, cpus().length),
     resultTtlMs: e.RESULT_TTL,
     partMaxAgeMs: e.PART_MAX_AGE,
     janitorIntervalMs: e.JANITOR_INTERVAL,

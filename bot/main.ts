@@ -68,6 +68,8 @@ async function main(): Promise<number> {
     // Replies an earlier process recorded but did not deliver (a crash, a shutdown): sent first, so a
     // job's pending first status message is adopted before the engine updates it (issue 11 item 3).
     await app.replies.resume();
+    // issue 13: Tesseract and OCR_LANGUAGES' data, checked now (one journal line either way), not per job.
+    await app.ocr.check();
     // Intake: a webhook behind nginx when WEBHOOK_URL is set, else long polling (never both).
     if (config.webhook) {
       webhook = await startWebhook(bot, config.webhook, log, {

@@ -5,6 +5,7 @@
  * Telegram or the database.
  */
 import type { ReasonCode } from "../bot/jobs/reasons.ts";
+import type { OcrOptions } from "./ocr/types.ts";
 
 /** What content detection found (never from the declared name or MIME). */
 export interface Detection {
@@ -43,11 +44,25 @@ export interface ProcessorOptions {
   /** Per-page time budget for PDF work, ms. */
   readonly pdfPageBudgetMs: number;
   /**
-   * Progress callback: `done` of `total` units (PDF pages). Not serialized to the child;
-   * the pool child sends progress to the parent over IPC (processors/pool/jobs.ts).
+   * Text recognition of PDF pages without a usable text layer (issue 13 §3); absent = no OCR.
+   * The job engine fills it from OCR_* (bot/worker/ocr-state.ts).
    */
-  readonly onProgress?: (done: number, total: number) => void;
+  readonly ocr?: OcrOptions;
+  /** True when OCR is off because its start-up self-check failed: the facts then say so. */
+  readonly ocrUnavailable?: boolean;
+  /**
+   * Progress callback: `done` of `total` units (PDF pages) in `phase` (`pages`: reading or drawing
+   * pages; `ocr`: recognizing pages). Not serialized to the child; the pool child sends progress
+   * to the parent over IPC as the event's `stage` (processors/pool/jobs.ts).
+   */
+  readonly onProgress?: ProgressCallback;
 }
+
+/** What a processor is doing while it reports progress. */
+export type ProgressPhase = "pages" | "ocr";
+
+/** Progress: `done` of `total` units (PDF pages) in `phase` (default `pages`). */
+export type ProgressCallback = (done: number, total: number, phase?: ProgressPhase) => void;
 
 /** One file a processor produced, to be sent back to the chat. */
 export interface ProcessorOutput {

@@ -281,7 +281,7 @@ STEP_PARENT="$STEP_NO" bash "$HERE/disk-layout.sh" "${layout_args[@]}" --check-o
 if [ "$space_status" -ne 0 ]; then exit "$space_status"; fi
 
 # ---------------------------------------------------------------------------------------------
-step "system packages (sqlite3, curl; Bun via npm; Docker for local mode and webhook mode)"
+step "system packages (sqlite3, curl, Tesseract OCR with rus+eng; Bun via npm; Docker for local mode and webhook mode)"
 if [ "$SKIP_PACKAGES" = 1 ]; then
   skip "--skip-packages"
 elif [ -z "$APT_CMD" ]; then
@@ -289,7 +289,7 @@ elif [ -z "$APT_CMD" ]; then
 else
   run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" update -qq
   run env DEBIAN_FRONTEND=noninteractive "$APT_CMD" install -y -qq --no-install-recommends \
-    ca-certificates curl sqlite3 openssl restic
+    ca-certificates curl sqlite3 openssl restic tesseract-ocr tesseract-ocr-rus tesseract-ocr-eng
   # The Bun this release was tested with (package.json packageManager), installed when absent or another.
   bun_wanted="$(bun_pin)"
   if command -v bun >/dev/null 2>&1 && [ "$(bun --version 2>/dev/null)" = "$bun_wanted" ]; then

@@ -9,8 +9,12 @@ import type { DocketContext } from "../i18n/index.ts";
 import type { Services } from "../services.ts";
 import { answerQuery } from "./answer-query.ts";
 
-/** PDF actions a chat can choose (processors/pdf: `default` = text + preview, `pages` = ZIP of page JPEGs). */
-export const PDF_ACTIONS = ["default", "pages"] as const;
+/**
+ * PDF actions a chat can choose (processors/pdf: `default` = text (scanned pages recognized) +
+ * preview, `pages` = ZIP of page JPEGs, `searchable` = text + the original pages with an invisible
+ * text layer; issue 13 §4).
+ */
+export const PDF_ACTIONS = ["default", "pages", "searchable"] as const;
 
 function keyboard(ctx: DocketContext, current: string): InlineKeyboard {
   const kb = new InlineKeyboard();

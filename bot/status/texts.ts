@@ -3,6 +3,7 @@
  * failure (`reason-<code>` in bot/locales/<lang>/reasons.ftl).
  */
 import type { Facts } from "../../processors/types.ts";
+import { SEARCHABLE_NOT_NEEDED, type OcrFacts } from "../../processors/ocr/types.ts";
 import { hasMessage, i18n, t, type Locale } from "../i18n/index.ts";
 import { sizeParts } from "../intake/format.ts";
 
@@ -18,6 +19,7 @@ export function factsSummary(locale: Locale, facts: Facts): string {
   const parts: string[] = [];
   if (typeof facts.pages === "number") {
     parts.push(t(locale, "summary-pdf", { pages: facts.pages, chars: typeof facts.textChars === "number" ? facts.textChars : 0 }));
+    parts.push(...ocrSummary(locale, facts));
     const undecoded = Array.isArray(facts.undecodedPages) ? (facts.undecodedPages as number[]) : [];
     if (undecoded.length > 0) parts.push(t(locale, "summary-images-not-decoded", { pages: pageList(undecoded), count: undecoded.length }));
     else if (facts.previewSkipped) parts.push(t(locale, "summary-no-preview"));
@@ -36,6 +38,25 @@ export function factsSummary(locale: Locale, facts: Facts): string {
     parts.push(t(locale, "summary-other", { label: localizedLabel(locale, facts.label) }));
   }
   return parts.join("; ");
+}
+
+/**
+ * What recognition did (issue 13 §3–4, facts `ocr` of processors/ocr/types.ts): "N pages recognized
+ * (C characters)", where it stopped and why, pages skipped over their budget or failed, and why no
+ * searchable PDF came back; `ocrUnavailable` → "text recognition is not available …".
+ */
+export function ocrSummary(locale: Locale, facts: Facts): string[] {
+  const out: string[] = [];
+  if (facts.ocrUnavailable) out.push(t(locale, "summary-ocr-unavailable"));
+  const ocr = facts.ocr as OcrFacts | undefined;
+  if (ocr) {
+    out.push(ocr.recognized > 0 ? t(locale, "summary-ocr-recognized", { count: ocr.recognized, chars: typeof facts.recognizedChars === "number" ? facts.recognizedChars : 0 }) : t(locale, "summary-ocr-none"));
+    if (ocr.stop) out.push(t(locale, `summary-ocr-stopped-${ocr.stop.reason}`, { page: ocr.stop.page, limit: ocr.stop.limit }));
+    if (ocr.overBudget.length > 0) out.push(t(locale, "summary-ocr-over-budget", { pages: pageList(ocr.overBudget), count: ocr.overBudget.length, seconds: ocr.pageBudgetS }));
+    if (ocr.failed.length > 0) out.push(t(locale, "summary-ocr-failed", { pages: pageList(ocr.failed), count: ocr.failed.length }));
+  }
+  if (typeof facts.searchableSkipped === "string") out.push(t(locale, facts.searchableSkipped === SEARCHABLE_NOT_NEEDED ? "summary-searchable-not-needed" : "summary-searchable-failed"));
+  return out;
 }
 
 /** Most page numbers listed in a chat line; more are summarized as "…". */

@@ -13,6 +13,7 @@ import { DownloadStep } from "./download-step.ts";
 import { ProcessStep } from "./process-step.ts";
 import type { DataPaths } from "./paths.ts";
 import type { ProcessRunner } from "./types.ts";
+import type { OcrState } from "./ocr-state.ts";
 import { Finisher } from "./finisher.ts";
 import { localeFor, t } from "../i18n/index.ts";
 import { isLeased } from "../jobs/lease.ts";
@@ -27,6 +28,8 @@ export interface EngineDeps {
   readonly paths: DataPaths;
   readonly fetcher: Fetcher;
   readonly runner: ProcessRunner;
+  /** Whether text recognition can run (its self-check); absent = never recognize. */
+  readonly ocr?: OcrState;
   /** Idle poll interval when nothing wakes the pools, ms (backoffs and lease expiries need a look). */
   readonly idlePollMs?: number;
   /** How often waiting jobs' queue positions are refreshed, ms (default 15 000). */
@@ -53,7 +56,7 @@ export class Engine {
     this.owner = ownerId(deps.services.config.hostId, newStartId());
     this.finisher = new Finisher(deps.services, deps.paths);
     this.download = new DownloadStep(deps.services, deps.paths, deps.fetcher, this.finisher, this.owner, () => this.wake());
-    this.process = new ProcessStep(deps.services, deps.paths, deps.runner, this.finisher, this.owner);
+    this.process = new ProcessStep(deps.services, deps.paths, deps.runner, this.finisher, this.owner, deps.ocr);
   }
 
   private get config(): Config {

@@ -28,6 +28,11 @@ import type { Finisher } from "./finisher.ts";
 import { keepLease } from "./lease-keeper.ts";
 import { generatedName, removeJobFiles, type DataPaths } from "./paths.ts";
 import type { ProcessRunner } from "./types.ts";
+import type { OcrState } from "./ocr-state.ts";
+import type { OcrFacts } from "../../processors/ocr/types.ts";
+
+/** Memory added to PROCESS_MEMORY_MB per concurrent Tesseract of a recognizing job, MB (measured peak ≈ 80 MB per A4 page). */
+export const TESSERACT_ALLOWANCE_MB = 256;
 
 /** Runs one processing try of a claimed `fetched` or `processing` job. */
 export class ProcessStep {
@@ -37,6 +42,7 @@ export class ProcessStep {
     private readonly runner: ProcessRunner,
     private readonly finisher: Finisher,
     private readonly owner: string,
+    private readonly ocr?: OcrState,
   ) {}
 
   /**
@@ -75,9 +81,12 @@ export class ProcessStep {
       await mkdir(workDir, { recursive: true, mode: 0o750 });
       status.update(job, t(locale, "status-processing", { id: String(job.id) }));
       const started = now();
+      // Recognition (issue 13 §3) has its own total budget, OCR_TIMEOUT, on top of the wall clock.
+      const ocr = this.ocr?.options(uploadLimit(config)) ?? null;
       const result = await timed(this.services.metrics, "processing", now, () => this.runner(
         job.localPath!,
         {
+          ...(ocr ? { ocr } : { ocrUnavailable: this.ocr !== undefined }),
           workDir,
           declaredName: job.declaredName,
           declaredMime: job.declaredMime,
@@ -89,11 +98,13 @@ export class ProcessStep {
           pdfPageBudgetMs: config.pdfPageBudgetMs,
         },
         {
-          timeoutMs: config.processTimeoutMs,
-          memoryMb: config.processMemoryMb,
+          timeoutMs: config.processTimeoutMs + (ocr ? config.ocrTimeoutMs : 0),
+          // The cap counts the child's whole process tree: each Tesseract (≈ 80 MB on an A4 page) gets an allowance.
+          memoryMb: config.processMemoryMb + (ocr ? ocr.concurrency * TESSERACT_ALLOWANCE_MB : 0),
           signal: controller.signal,
           // "processing page n/N": the outbox collapses these to what the chat's rate allows.
-          onProgress: (done, total) => status.update(job, t(locale, "status-processing-pages", { id: String(job.id), done: String(done), total: String(total) })),
+          onProgress: (done, total, phase) =>
+            status.update(job, t(locale, phase === "ocr" ? "status-recognizing-pages" : "status-processing-pages", { id: String(job.id), done: String(done), total: String(total) })),
           onPeakRss: (bytes) => this.services.metrics.childPeakRss.observe(bytes),
         },
       ));
@@ -102,6 +113,9 @@ export class ProcessStep {
         // issue 13 §2: pdf.js only warns about an image it cannot decode; the operator must see it.
         jlog.warn({ pages: result.facts.undecodedPages, warnings: result.facts.imageWarnings }, "page images could not be decoded");
       }
+      const ocrFacts = result.facts.ocr as OcrFacts | undefined;
+      if (ocrFacts) jlog.info({ ...ocrFacts }, "pages recognized");
+      if (ocrFacts?.failedDetail) jlog.warn({ pages: ocrFacts.failed, detail: ocrFacts.failedDetail }, "tesseract failed on some pages");
       this.services.metrics.processingSeconds.observe({ type: result.facts.type }, (now() - started) / 1000);
       // Result-size check before anything is sent (seed 000: a separate step before `ready`).
       checkOutputSizes(result.outputs, uploadLimit(config));

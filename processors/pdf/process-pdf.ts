@@ -1,7 +1,10 @@
 /**
  * The PDF processor (docs/processors.md "PDF"): facts (pages, version, title/author/
- * producer, encryption, text characters, page-1 size), the text layer as UTF-8 .txt,
- * a JPEG preview of page 1; action `pages` renders every page into a ZIP of JPEGs.
+ * producer, encryption, text characters, page-1 size), the text layer as UTF-8 .txt with
+ * recognized pages merged in (issue 13: pages without a usable text layer go through Tesseract
+ * when `options.ocr` is set), a JPEG preview of page 1; action `pages` renders every page into a
+ * ZIP of JPEGs; action `searchable` returns the .txt and the original pages with an invisible
+ * text layer (`-searchable.pdf`).
  */
 import { Zip, ZipPassThrough } from "fflate";
 import { join } from "node:path";
@@ -10,7 +13,9 @@ import { outputFile } from "../naming.ts";
 import { ProcessingError, type Facts, type ProcessorOptions, type ProcessorOutput, type ProcessorResult } from "../types.ts";
 import { closePdf, openPdf, type OpenPdf } from "./open.ts";
 import { renderPageJpeg } from "./render.ts";
-import { extractText } from "./text.ts";
+import { SEARCHABLE_NOT_NEEDED } from "../ocr/types.ts";
+import { recognizeNeeded, pagesNeedingOcr, searchablePdf } from "./ocr-step.ts";
+import { extractText, mergeRecognized } from "./text.ts";
 
 /** Longest side of the page-1 preview, px (also capped by options.maxOutputSide). */
 const PREVIEW_MAX_SIDE = 2000;
@@ -58,9 +63,9 @@ class UndecodedImages {
   readonly pages: number[] = [];
   readonly warnings: string[] = [];
 
-  /** Record page `n`'s image-decode warnings (none: nothing recorded). */
+  /** Record page `n`'s image-decode warnings (none, or the page already noted: nothing recorded). */
   note(n: number, warnings: readonly string[]): void {
-    if (warnings.length === 0) return;
+    if (warnings.length === 0 || this.pages.includes(n)) return;
     this.pages.push(n);
     for (const w of warnings) if (this.warnings.length < MAX_FACT_WARNINGS) this.warnings.push(`page ${n}: ${w}`);
   }
@@ -68,7 +73,7 @@ class UndecodedImages {
   /** Add the facts, when there is anything to say. */
   addTo(facts: Record<string, unknown>): void {
     if (this.pages.length === 0) return;
-    facts.undecodedPages = this.pages;
+    facts.undecodedPages = [...this.pages].sort((a, b) => a - b);
     facts.imageWarnings = this.warnings;
   }
 }
@@ -119,6 +124,25 @@ function brokenAfterOpen(err: unknown): unknown {
   return new ProcessingError("corrupt", { ext: "pdf", label: "PDF document", size: "none" }, `pdf.js after open: ${what.slice(0, 300)}`);
 }
 
+/** Render page 1 as the preview, unless it is drawn without its images or over budget (then say why in the facts). */
+async function addPreview(pdf: OpenPdf, options: ProcessorOptions, outputs: ProcessorOutput[], facts: Record<string, unknown>, undecoded: UndecodedImages): Promise<void> {
+  const preview = await renderPageJpeg(pdf, 1, Math.min(options.maxOutputSide, PREVIEW_MAX_SIDE), options.pdfPageBudgetMs);
+  if (!preview) {
+    facts.previewSkipped = "page 1 render over budget";
+    return;
+  }
+  undecoded.note(1, preview.imageWarnings);
+  if (preview.imageWarnings.length > 0) {
+    // A page drawn without its images looks blank: never present it as the page.
+    facts.previewSkipped = "page 1 images could not be decoded";
+    return;
+  }
+  await Bun.write(join(options.workDir, "preview.jpg"), preview.jpeg);
+  outputs.push(await outputFile(options, "preview.jpg", "-page1.jpg", "image/jpeg", "document"));
+  facts.previewWidth = preview.width;
+  facts.previewHeight = preview.height;
+}
+
 /**
  * Process a PDF file.
  * @param inputPath the source (may have junk before `%PDF-`)
@@ -137,30 +161,40 @@ export async function processPdf(inputPath: string, options: ProcessorOptions): 
     }
     const meta = await documentFacts(pdf);
     const outputs: ProcessorOutput[] = [];
-    const { text, chars } = await extractText(pdf, options.pdfPageBudgetMs, options.action === "pages" ? undefined : options.onProgress);
-    const facts: Record<string, unknown> = { type: "application/pdf", label: "PDF document", pages, ...meta, textChars: chars };
+    const layer = await extractText(pdf, options.pdfPageBudgetMs, options.action === "pages" ? undefined : options.onProgress);
+    const facts: Record<string, unknown> = { type: "application/pdf", label: "PDF document", pages, ...meta, textChars: layer.chars };
 
     const undecoded = new UndecodedImages();
     if (options.action === "pages") {
       facts.renderedPages = await writePagesZip(pdf, options, Math.min(options.maxOutputSide, PAGES_MAX_SIDE), undecoded);
       outputs.push(await outputFile(options, "pages.zip", "-pages.zip", "application/zip", "document"));
     } else {
+      const searchable = options.action === "searchable";
+      // The preview first: a page over the OCR budget stops pdf.js, and nothing can be drawn after.
+      if (!searchable) await addPreview(pdf, options, outputs, facts, undecoded);
+      let text = layer.text;
+      let chars = layer.chars;
+      if (options.ocr) {
+        const ocr = await recognizeNeeded(pdf, layer.pageChars, options.ocr, options, searchable);
+        if (ocr) {
+          facts.ocr = ocr.facts;
+          for (const [n, w] of ocr.imageWarnings) undecoded.note(n, w);
+          text = mergeRecognized(layer.pageTexts, ocr.texts);
+          const recognizedChars = [...ocr.texts.values()].reduce((sum, t) => sum + t.replace(/\s+/g, "").length, 0);
+          facts.recognizedChars = recognizedChars;
+          chars += recognizedChars;
+          if (searchable && ocr.facts.recognized > 0) {
+            const made = await searchablePdf(inputPath, ocr, pages, options.ocr, options);
+            if ("path" in made) outputs.push(await outputFile(options, "searchable.pdf", "-searchable.pdf", "application/pdf", "document"));
+            else facts.searchableSkipped = made.skipped;
+          }
+        } else if (searchable) facts.searchableSkipped = SEARCHABLE_NOT_NEEDED;
+      } else if (options.ocrUnavailable && pagesNeedingOcr(layer.pageChars).length > 0) {
+        facts.ocrUnavailable = true;
+      }
       if (chars > 0) {
         await Bun.write(join(options.workDir, "text.txt"), text);
-        outputs.push(await outputFile(options, "text.txt", ".txt", "text/plain; charset=utf-8", "document"));
-      }
-      const preview = await renderPageJpeg(pdf, 1, Math.min(options.maxOutputSide, PREVIEW_MAX_SIDE), options.pdfPageBudgetMs);
-      if (preview) undecoded.note(1, preview.imageWarnings);
-      if (preview && preview.imageWarnings.length > 0) {
-        // A page drawn without its images looks blank: never present it as the page.
-        facts.previewSkipped = "page 1 images could not be decoded";
-      } else if (preview) {
-        await Bun.write(join(options.workDir, "preview.jpg"), preview.jpeg);
-        outputs.push(await outputFile(options, "preview.jpg", "-page1.jpg", "image/jpeg", "document"));
-        facts.previewWidth = preview.width;
-        facts.previewHeight = preview.height;
-      } else {
-        facts.previewSkipped = "page 1 render over budget";
+        outputs.unshift(await outputFile(options, "text.txt", ".txt", "text/plain; charset=utf-8", "document"));
       }
     }
     undecoded.addTo(facts);

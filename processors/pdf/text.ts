@@ -18,7 +18,7 @@ export function joinTextItems(items: readonly unknown[]): string {
   return out.replace(/[ \t]+\n/g, "\n").trimEnd();
 }
 
-/** Page separator line in the .txt output (1-based page numbers). */
+/** Page separator line in the .txt output (1-based page numbers); a recognized page's line reads `--- page N of M (recognized) ---` ({@link mergeRecognized}). */
 export function pageSeparator(page: number, pages: number): string {
   return `--- page ${page} of ${pages} ---`;
 }
@@ -32,15 +32,48 @@ export function pageSeparator(page: number, pages: number): string {
  * @throws ProcessingError `processing_timeout` ({seconds, page}) when one page exceeds its
  *   budget; the page worker is then stopped and the document unusable (close it)
  */
-export async function extractText(pdf: OpenPdf, pageBudgetMs: number, onProgress?: (done: number, total: number) => void): Promise<{ text: string; chars: number }> {
+export async function extractText(pdf: OpenPdf, pageBudgetMs: number, onProgress?: (done: number, total: number) => void): Promise<PdfText> {
   const pages = pdf.doc.numPages;
   const parts: string[] = [];
+  const texts: string[] = [];
+  const pageChars: number[] = [];
   let chars = 0;
   for await (const { page: n, items } of pageTexts(pdf, pageBudgetMs)) {
     const text = joinTextItems(items);
-    chars += text.replace(/\s+/g, "").length;
+    const pageCount = text.replace(/\s+/g, "").length;
+    chars += pageCount;
+    texts.push(text);
+    pageChars.push(pageCount);
     parts.push(`${pageSeparator(n, pages)}\n${text}\n`);
     onProgress?.(n, pages);
   }
-  return { text: parts.join("\n"), chars };
+  return { text: parts.join("\n"), chars, pageTexts: texts, pageChars };
+}
+
+/** The text layer of a document: as one `.txt` body and per page. */
+export interface PdfText {
+  /** The `.txt` body: every page under its {@link pageSeparator} line. */
+  readonly text: string;
+  /** Non-whitespace characters of the whole text layer. */
+  readonly chars: number;
+  /** Each page's text, index 0 = page 1. */
+  readonly pageTexts: readonly string[];
+  /** Each page's non-whitespace characters, index 0 = page 1. */
+  readonly pageChars: readonly number[];
+}
+
+/**
+ * The `.txt` body with recognized pages merged in page order (issue 13 §4): a page with a text
+ * layer keeps it; a recognized page gets its recognized text under `--- page N of M (recognized) ---`; other pages stay as they are (empty).
+ * @param pageTexts the text layer per page (index 0 = page 1)
+ * @param recognized recognized text by 1-based page number
+ */
+export function mergeRecognized(pageTexts: readonly string[], recognized: ReadonlyMap<number, string>): string {
+  const pages = pageTexts.length;
+  return pageTexts
+    .map((layer, i) => {
+      const ocr = recognized.get(i + 1);
+      return ocr === undefined ? `${pageSeparator(i + 1, pages)}\n${layer}\n` : `${pageSeparator(i + 1, pages).replace(/ ---$/, " (recognized) ---")}\n${ocr.trim()}\n`;
+    })
+    .join("\n");
 }

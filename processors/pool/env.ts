@@ -6,9 +6,10 @@
 
 /**
  * Variables a child inherits when the bot has them: the search path (for tools such as
- * Tesseract), locale and time zone, the temp directory. Everything else is dropped.
+ * Tesseract), locale and time zone, the temp directory, and where Tesseract's language data is
+ * when the operator moved it (`TESSDATA_PREFIX`). Everything else is dropped.
  */
-export const CHILD_ENV_KEYS: readonly string[] = Object.freeze(["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR"]);
+export const CHILD_ENV_KEYS: readonly string[] = Object.freeze(["PATH", "LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "TESSDATA_PREFIX"]);
 
 /**
  * Build a child's environment.

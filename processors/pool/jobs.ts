@@ -5,6 +5,7 @@
  * `processing_crashed`. To add work to the pool (OCR, …): an entry in protocol.ts `JobTypes`
  * and one `registerJob` line here.
  */
+import { ocrSelfCheck } from "../ocr/self-check.ts";
 import { pdfEngineSelfCheck } from "../pdf/engine.ts";
 import { processFile } from "../process-file.ts";
 import type { JobType, JobTypes, ProgressEvent } from "./protocol.ts";
@@ -30,5 +31,8 @@ export function jobHandler(type: string): JobHandler<JobType> | undefined {
   return handlers.get(type);
 }
 
-registerJob("process", ({ inputPath, options }, ctx) => processFile(inputPath, { ...options, onProgress: (done, total) => ctx.progress({ done, total }) }));
+registerJob("process", ({ inputPath, options }, ctx) =>
+  processFile(inputPath, { ...options, onProgress: (done, total, phase) => ctx.progress({ done, total, ...(phase && phase !== "pages" ? { stage: phase } : {}) }) }),
+);
 registerJob("self-check", () => pdfEngineSelfCheck());
+registerJob("ocr-self-check", ({ languages }) => ocrSelfCheck(languages));

@@ -12,6 +12,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { isReasonCode } from "../../bot/jobs/reasons.ts";
+import type { OcrSelfCheck } from "../ocr/self-check.ts";
 import type { PdfSelfCheck } from "../pdf/engine.ts";
 import { ProcessingError, type ProcessorOptions, type ProcessorResult } from "../types.ts";
 import { PoolChild, type JobOutcome, type KillCause } from "./child-handle.ts";
@@ -182,6 +183,18 @@ export class ProcessorPool {
       return await this.run("self-check", {}, { timeoutMs, memoryMb: 2048 });
     } catch (err) {
       return { ok: false, missing: `the pdf.js self-check in a processor child failed: ${(err as Error).message}` };
+    }
+  }
+
+  /**
+   * The OCR start-up self-check (processors/ocr/self-check.ts) on a warm child: Tesseract 5, the data
+   * of each of `languages`, a built-in page recognized. Never throws, like {@link ProcessorPool.selfCheck}.
+   */
+  async ocrSelfCheck(languages: string, timeoutMs = 2 * STARTUP_TIMEOUT_MS): Promise<OcrSelfCheck> {
+    try {
+      return await this.run("ocr-self-check", { languages }, { timeoutMs, memoryMb: 2048 });
+    } catch (err) {
+      return { ok: false, missing: `the OCR self-check in a processor child failed: ${(err as Error).message}` };
     }
   }
 

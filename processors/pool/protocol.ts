@@ -6,6 +6,7 @@
  * A job is a registered type plus a JSON payload; the child answers with progress events and
  * one reply. New work (OCR, …) adds a type to {@link JobTypes} and a handler in jobs.ts.
  */
+import type { OcrSelfCheck } from "../ocr/self-check.ts";
 import type { PdfSelfCheck } from "../pdf/engine.ts";
 import type { ProcessorOptions, ProcessorResult } from "../types.ts";
 
@@ -31,6 +32,8 @@ export interface JobTypes {
   process: { payload: ProcessRequest; result: ProcessorResult };
   /** The pdf.js start-up self-check (BR-11) on a warm child. */
   "self-check": { payload: Record<string, never>; result: PdfSelfCheck };
+  /** The OCR start-up self-check (issue 13: Tesseract 5, the language data, a built-in page read back). */
+  "ocr-self-check": { payload: { readonly languages: string }; result: OcrSelfCheck };
 }
 
 /** A job type name. */

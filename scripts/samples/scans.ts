@@ -7,7 +7,7 @@
  * - `jpx`: JPEG 2000 (OpenJPEG's `opj_compress`, lossy, then `img2pdf`).
  * The ground truth is the text typeset; tests compare recognized text against it (character error rate).
  * Tools: `convert` (imagemagick), `tiffcp`/`tiff2pdf` (libtiff-tools), `img2pdf`, `opj_compress`
- * (libopenjp2-tools). Fonts: DejaVu (fonts-dejavu-core, which imagemagick pulls in), for Latin and Cyrillic.
+ * (libopenjp2-tools), `qpdf` for `storedRotation`. Fonts: DejaVu (fonts-dejavu-core, which imagemagick pulls in), for Latin and Cyrillic.
  */
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -68,16 +68,19 @@ export async function typesetPage(lines: readonly string[], out: string): Promis
 
 /**
  * A scanned PDF of `pages` (each a list of lines) as `kind`, built in a temp folder that is removed after.
+ * `storedRotation`: each page image is stored turned by −R and the page gets `/Rotate R` (qpdf),
+ * so it shows upright.
  * @returns the PDF bytes
  * @throws Error naming the tool that failed
  */
-export async function makeScanPdf(kind: ScanKind, pages: readonly (readonly string[])[]): Promise<Uint8Array> {
+export async function makeScanPdf(kind: ScanKind, pages: readonly (readonly string[])[], opts: { readonly storedRotation?: 90 | 180 | 270 } = {}): Promise<Uint8Array> {
   const dir = await mkdtemp(join(tmpdir(), "docket-scan-"));
   try {
     const images: string[] = [];
     for (const [i, lines] of pages.entries()) {
       const png = join(dir, `p${i}.png`);
       await typesetPage(lines, png);
+      if (opts.storedRotation) await run(["convert", png, "-rotate", String(360 - opts.storedRotation), png]);
       images.push(await scanImage(kind, png, join(dir, `p${i}`)));
     }
     const pdf = join(dir, "scan.pdf");
@@ -87,6 +90,12 @@ export async function makeScanPdf(kind: ScanKind, pages: readonly (readonly stri
       await run(["tiff2pdf", "-o", pdf, tif]);
     } else {
       await run(["img2pdf", "--imgsize", `${SCAN_DPI}dpix${SCAN_DPI}dpi`, "--output", pdf, ...images]);
+    }
+    if (opts.storedRotation) {
+      // The page is stored turned back and shown upright by /Rotate (a scanner that fed it sideways).
+      const turned = join(dir, "turned.pdf");
+      await run(["qpdf", pdf, `--rotate=+${opts.storedRotation}`, turned]);
+      return new Uint8Array(await readFile(turned));
     }
     return new Uint8Array(await readFile(pdf));
   } finally {

@@ -295,7 +295,7 @@ describe("/settings (issue 5 §6)", () => {
     await u.sendText("/settings");
     const [menu] = (await u.waitFor((m) => m.some((x) => x.reply_markup))).filter((x) => x.reply_markup);
     const buttons = (menu!.reply_markup as { inline_keyboard: Array<Array<{ text: string; callback_data: string }>> }).inline_keyboard.flat();
-    expect(buttons.map((b) => b.text)).toEqual(["✅ Text and a page-1 preview", "Every page as an image (ZIP)"]);
+    expect(buttons.map((b) => b.text)).toEqual(["✅ Text (scanned pages recognized) and a page-1 preview", "Every page as an image (ZIP)", "Searchable PDF: the scan with a text layer you can search and copy"]);
     await u.pressButton(menu!.message_id, "settings:pdf:pages");
     await u.waitFor((m) => (m.find((x) => x.message_id === menu!.message_id)?.reply_markup as { inline_keyboard: Array<Array<{ text: string }>> })?.inline_keyboard[1]?.[0]?.text.startsWith("✅") ?? false);
     const second = await ready(stack, u, pdf, "three.pdf");

@@ -3,11 +3,126 @@
  * (scripts/samples/scans.ts).
  */
 import { describe, expect, test } from "vitest";
-import { makeScanPdf, relabelAsJbig2 } from "../../scripts/samples/index.ts";
-import { scanToolsReady } from "../processors/support/scan-tools.ts";
+import { closePdf, openPdf } from "../../processors/pdf/open.ts";
+import { extractText } from "../../processors/pdf/text.ts";
+import { characterErrorRate, splitPages } from "../../scripts/samples/cer.ts";
+import { ENGLISH_LINES, makeScanPdf, RUSSIAN_LINES, relabelAsJbig2 } from "../../scripts/samples/index.ts";
+import type { ChatUser } from "../emulator/index.ts";
+import type { Stack } from "../support/stack.ts";
+import { toolReady } from "../support/tools.ts";
 import { withStack } from "../support/with-stack.ts";
 
-describe.skipIf(!scanToolsReady("e2e scans"))("scans end to end", () => {
+/** The Debian tools that make scans here (scripts/samples/scans.ts); each missing one is named once. */
+const scanTools = (): boolean => (["convert", "tiff2pdf", "img2pdf", "opj_compress"] as const).every((t) => toolReady(t));
+
+/** The results Telegram received for job `id`: file name → bytes. */
+async function results(s: Stack, id: number): Promise<Map<string, Uint8Array>> {
+  const rows = await s.app.services.store.results(id);
+  return new Map(rows.map((r) => [r.fileName, s.em.uploaded(r.telegramFileId!)!]));
+}
+
+/** Send `pdf` as `name` and wait for its job to end; returns the job. */
+async function run(s: Stack, u: ChatUser, pdf: Uint8Array, name: string) {
+  const sent = await u.sendDocument({ bytes: pdf, file_name: name });
+  return { job: await s.waitJob((await s.jobFor(u.chatId, sent.message_id)).id, undefined, 180_000), sent };
+}
+
+/** The job's status message (the bot's reply to the user's file). */
+const statusOf = (u: ChatUser, messageId: number) => u.messages().find((m) => m.reply_to === messageId && !m.document)?.text ?? "";
+
+/** Tesseract processes whose command line mentions `dir`. */
+function tesseractsIn(dir: string): string[] {
+  return Bun.spawnSync(["pgrep", "-a", "-x", "tesseract"]).stdout.toString().split("\n").filter((l) => l.includes(dir));
+}
+
+describe.skipIf(!scanTools() || !toolReady("tesseract"))("OCR end to end (issue 13 §3–4)", () => {
+  test("a 2-page scan (English, Russian): the .txt holds each page's recognized text; the final line says 2 pages recognized", async () => {
+    const pdf = await makeScanPdf("g4", [ENGLISH_LINES, RUSSIAN_LINES]);
+    await withStack({}, async (s) => {
+      const u = s.em.user({ language_code: "en" });
+      const { job, sent } = await run(s, u, pdf, "contract.pdf");
+      expect([job.status, job.reason]).toEqual(["ready", null]);
+      const facts = JSON.parse(job.facts!);
+      expect(facts.ocr).toMatchObject({ languages: "rus+eng", needed: 2, recognized: 2 });
+      const files = await results(s, job.id);
+      expect([...files.keys()]).toEqual(["contract.txt", "contract-page1.jpg"]);
+      const [en, ru] = splitPages(new TextDecoder().decode(files.get("contract.txt")));
+      expect(characterErrorRate(en!, ENGLISH_LINES.join("\n"))).toBeLessThanOrEqual(0.02);
+      expect(characterErrorRate(ru!, RUSSIAN_LINES.join("\n"))).toBeLessThanOrEqual(0.02);
+      await u.waitFor(() => statusOf(u, sent.message_id).startsWith(`Done, job #${job.id}: PDF, 2 pages, no text layer; 2 pages recognized (${facts.recognizedChars} characters).`));
+    });
+  }, 240_000);
+
+  test("/settings → searchable PDF: the original pages come back with a text layer pdf.js reads (ru chat)", async () => {
+    const pdf = await makeScanPdf("jpx", [RUSSIAN_LINES]);
+    await withStack({}, async (s) => {
+      const u = s.em.user({ language_code: "ru" });
+      await u.sendText("/settings");
+      const [menu] = (await u.waitFor((m) => m.some((x) => x.reply_markup))).filter((x) => x.reply_markup);
+      await u.pressButton(menu!.message_id, "settings:pdf:searchable");
+      await u.waitFor((m) => JSON.stringify(m.find((x) => x.message_id === menu!.message_id)?.reply_markup ?? "").includes("✅ PDF с текстовым слоем"));
+      const { job, sent } = await run(s, u, pdf, "скан.pdf");
+      expect([job.status, job.variant]).toEqual(["ready", "searchable"]);
+      const files = await results(s, job.id);
+      expect([...files.keys()]).toEqual(["скан.txt", "скан-searchable.pdf"]);
+      const doc = await openPdf(files.get("скан-searchable.pdf")!);
+      try {
+        const { pageTexts } = await extractText(doc, 10_000);
+        expect(pageTexts).toHaveLength(1);
+        expect(characterErrorRate(pageTexts[0]!, RUSSIAN_LINES.join("\n"))).toBeLessThanOrEqual(0.02);
+      } finally {
+        await closePdf(doc);
+      }
+      await u.waitFor(() => statusOf(u, sent.message_id).includes("без текстового слоя; распознана 1 страница ("));
+    });
+  }, 240_000);
+
+  test("OCR_MAX_PAGES=1 on a 2-page scan: page 1 is recognized, and the chat says where and why it stopped", async () => {
+    const pdf = await makeScanPdf("g4", [["First page of a long scan"], ["Second page of a long scan"]]);
+    await withStack({ env: { OCR_MAX_PAGES: "1" } }, async (s) => {
+      const u = s.em.user({ language_code: "en" });
+      const { job, sent } = await run(s, u, pdf, "long.pdf");
+      expect(job.status).toBe("ready");
+      const [one, two] = splitPages(new TextDecoder().decode((await results(s, job.id)).get("long.txt")));
+      expect([one, two]).toEqual(["First page of a long scan", ""]);
+      expect(JSON.parse(job.facts!).recognizedChars).toBe(20);
+      await u.waitFor(() => statusOf(u, sent.message_id).includes("1 page recognized (20 characters); recognition stopped at page 2: at most 1 page is recognized per file."));
+    });
+  }, 240_000);
+
+  test("/cancel while pages are being recognized: the job is cancelled and no Tesseract is left running", async () => {
+    const pages = Array.from({ length: 6 }, (_, i) => ENGLISH_LINES.map((l) => `${i + 1}. ${l}`));
+    const pdf = await makeScanPdf("g4", pages);
+    await withStack({ env: { OCR_CONCURRENCY: "1" } }, async (s) => {
+      const u = s.em.user({ language_code: "en" });
+      const sent = await u.sendDocument({ bytes: pdf, file_name: "six.pdf" });
+      const { id } = await s.jobFor(u.chatId, sent.message_id);
+      await u.waitFor(() => /Job #\d+: recognizing page \d\/6…/.test(statusOf(u, sent.message_id)), 120_000);
+      await expect.poll(() => tesseractsIn(s.dir).length).toBe(1);
+      await u.sendText(`/cancel ${id}`);
+      const job = await s.waitJob(id);
+      expect([job.status, job.reason]).toEqual(["failed", "cancelled"]);
+      await expect.poll(() => tesseractsIn(s.dir)).toEqual([]);
+    });
+  }, 240_000);
+
+  test("OCR_LANGUAGES with a language whose data is missing: one start-up error naming the package; scans are still processed and the chat says recognition is unavailable", async () => {
+    const pdf = await makeScanPdf("g4", [["A scan nobody can read here"]]);
+    await withStack({ env: { OCR_LANGUAGES: "rus+xyz" } }, async (s) => {
+      expect(await s.app.ocr.check()).toEqual({ ok: false, missing: "Tesseract language data not installed: xyz (OCR_LANGUAGES=rus+xyz; Debian package tesseract-ocr-xyz)" });
+      const errors = s.logs.map((l) => JSON.parse(l) as Record<string, unknown>).filter((l) => l.level === 50);
+      expect(errors.map((l) => [l.msg, l.missing])).toEqual([
+        ["OCR self-check FAILED: scanned pages will not be recognized until it passes (rechecked every 10 min); install the named package", "Tesseract language data not installed: xyz (OCR_LANGUAGES=rus+xyz; Debian package tesseract-ocr-xyz)"],
+      ]);
+      const u = s.em.user({ language_code: "en" });
+      const { job, sent } = await run(s, u, pdf, "scan.pdf");
+      expect([job.status, JSON.parse(job.facts!).ocrUnavailable]).toEqual(["ready", true]);
+      await u.waitFor(() => statusOf(u, sent.message_id).includes("no text layer; text recognition is not available on this server right now."));
+    });
+  }, 240_000);
+});
+
+describe.skipIf(!scanTools())("scans end to end", () => {
   test("issue 13 §2: a scan relabelled as JBIG2 gets no preview; the chat says why (en, ru); facts and a warning log line record it", async () => {
     const pdf = relabelAsJbig2(await makeScanPdf("g4", [["Relabelled page"]]));
     await withStack({}, async (s) => {

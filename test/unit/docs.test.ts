@@ -48,6 +48,7 @@ const SPECIAL: Record<string, { doc: RegExp; check: () => void }> = {
   },
   WEBHOOK_PATH: { doc: /^path of `WEBHOOK_URL`$/, check: () => expect(load().webhook?.path).toBe("/tg/hook") },
   PROCESS_CONCURRENCY: { doc: /^CPU cores$/, check: () => expect(load().processConcurrency).toBe(Math.max(1, cpus().length)) },
+  OCR_CONCURRENCY: { doc: /^CPU cores$/, check: () => expect(load().ocrConcurrency).toBe(Math.max(1, cpus().length)) },
   ALLOWED_USER_IDS: { doc: /^empty = everyone$/, check: () => expect(load().allowedUserIds).toEqual([]) },
   ADMIN_USER_IDS: { doc: /^empty$/, check: () => expect(load().adminUserIds).toEqual([]) },
   HOST_ID: { doc: /^the host name$/, check: () => expect(load().hostId).toBe(defaultHostId(hostname())) },

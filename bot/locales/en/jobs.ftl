@@ -34,6 +34,7 @@ status-fetched = Job #{ $id }: file received ({ $size }), waiting for processing
   }.
 status-processing = Job #{ $id }: processing…
 status-processing-pages = Job #{ $id }: processing page { $done }/{ $total }…
+status-recognizing-pages = Job #{ $id }: recognizing page { $done }/{ $total }…
 status-sending = Job #{ $id }: sending the result…
 status-ready = Done, job #{ $id }: { $facts }.
   The result is kept until { $until } (UTC).
@@ -76,10 +77,34 @@ summary-images-not-decoded = page images could not be decoded ({ $count ->
     [one] page
    *[other] pages
   } { $pages })
+# Text recognition of scanned pages (issue 13).
+summary-ocr-recognized = { $count ->
+    [one] { $count } page recognized
+   *[other] { $count } pages recognized
+  } ({ $chars } characters)
+summary-ocr-none = no page could be recognized
+summary-ocr-stopped-page_limit = recognition stopped at page { $page }: at most { $limit ->
+    [one] { $limit } page is
+   *[other] { $limit } pages are
+  } recognized per file
+summary-ocr-stopped-time_limit = recognition stopped at page { $page }: the { $limit } s allowed for recognizing one file ran out
+summary-ocr-stopped-render_budget = recognition stopped at page { $page }: it took longer than { $limit } s to draw
+summary-ocr-over-budget = not recognized, took longer than { $seconds } s: { $count ->
+    [one] page
+   *[other] pages
+  } { $pages }
+summary-ocr-failed = recognition failed on { $count ->
+    [one] page
+   *[other] pages
+  } { $pages }
+summary-ocr-unavailable = text recognition is not available on this server right now
+summary-searchable-not-needed = no searchable PDF: every page already has a text layer
+summary-searchable-failed = no searchable PDF: it could not be made from this file (the text is in the .txt)
 
 settings-title = What should I do with PDFs in this chat? A change applies to new files; the same file sent again after a change is processed anew.
-settings-pdf-default = Text and a page-1 preview
+settings-pdf-default = Text (scanned pages recognized) and a page-1 preview
 settings-pdf-pages = Every page as an image (ZIP)
+settings-pdf-searchable = Searchable PDF: the scan with a text layer you can search and copy
 settings-saved = Saved
 
 size-kb = { $n } KB

@@ -34,6 +34,7 @@ status-fetched = Задача № { $id }: файл получен ({ $size }), 
   }.
 status-processing = Задача № { $id }: обрабатываю…
 status-processing-pages = Задача № { $id }: обрабатываю страницу { $done } из { $total }…
+status-recognizing-pages = Задача № { $id }: распознаю страницу { $done } из { $total }…
 status-sending = Задача № { $id }: отправляю результат…
 status-ready = Готово, задача № { $id }: { $facts }.
   Результат доступен до { $until } (UTC).
@@ -77,10 +78,35 @@ summary-images-not-decoded = изображения страниц не удал
     [one] страница
    *[other] страницы
   } { $pages })
+# Распознавание текста сканов (issue 13).
+summary-ocr-recognized = { $count ->
+    [one] распознана { $count } страница
+    [few] распознаны { $count } страницы
+   *[other] распознано { $count } страниц
+  } ({ $chars } символов)
+summary-ocr-none = ни одну страницу распознать не удалось
+summary-ocr-stopped-page_limit = распознавание остановлено на странице { $page }: за один файл распознаётся не больше { $limit ->
+    [one] { $limit } страницы
+   *[other] { $limit } страниц
+  }
+summary-ocr-stopped-time_limit = распознавание остановлено на странице { $page }: истекли { $limit } с, отведённые на распознавание одного файла
+summary-ocr-stopped-render_budget = распознавание остановлено на странице { $page }: она рисовалась дольше { $limit } с
+summary-ocr-over-budget = не распознаны (дольше { $seconds } с): { $count ->
+    [one] страница
+   *[other] страницы
+  } { $pages }
+summary-ocr-failed = распознавание не удалось: { $count ->
+    [one] страница
+   *[other] страницы
+  } { $pages }
+summary-ocr-unavailable = распознавание текста на этом сервере сейчас недоступно
+summary-searchable-not-needed = PDF с текстовым слоем не нужен: у всех страниц уже есть текстовый слой
+summary-searchable-failed = PDF с текстовым слоем из этого файла сделать не удалось (текст — в файле .txt)
 
 settings-title = Что делать с PDF в этом чате? Изменение применяется к новым файлам; тот же файл после изменения обработается заново.
-settings-pdf-default = Текст и превью первой страницы
+settings-pdf-default = Текст (сканы распознаются) и превью первой страницы
 settings-pdf-pages = Все страницы картинками (ZIP)
+settings-pdf-searchable = PDF с текстовым слоем: по скану можно искать и копировать
 settings-saved = Сохранено
 
 size-kb = { $n } КБ

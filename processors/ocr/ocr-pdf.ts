@@ -1,0 +1,160 @@
+/**
+ * Recognize the pages of an open PDF that have no usable text layer (issue 13 §3): each page is
+ * rendered by pdf.js at the OCR resolution (never the user's file), written as grey PGM, and given to
+ * Tesseract (tesseract.ts). Rendering is sequential (one pdf.js document), recognition runs up to
+ * `concurrency` Tesseract processes at once, so the cores stay busy while the next page is drawn;
+ * at most one rendered page waits for a free process (memory and disk stay bounded).
+ *
+ * Limits (all end with what was recognized so far, never with nothing):
+ * - `maxPages`: only the first N pages that need it are recognized → stop `page_limit`;
+ * - `pageBudgetMs`: a page whose recognition takes longer is stopped and skipped (`overBudget`);
+ * - `renderBudgetMs`: a page whose *drawing* takes longer stops pdf.js (the document is unusable)
+ *   → stop `render_budget`;
+ * - `totalMs` (or `stopSignal`): when it runs out, running pages are stopped and no new page starts
+ *   → stop `time_limit` at the first page not recognized.
+ */
+import { mkdir, rm } from "node:fs/promises";
+import { join } from "node:path";
+import type { OpenPdf } from "../pdf/open.ts";
+import { renderPage } from "../pdf/render.ts";
+import { rgbaToGrey, writePgm } from "./raster.ts";
+import { recognizePage, TesseractStopped } from "./tesseract.ts";
+import type { OcrFacts, OcrOptions, OcrStop } from "./types.ts";
+
+/** Longest side of an OCR raster, px (A0 at 300 dpi is ~14000; beyond this the dpi is lowered). */
+const MAX_RASTER_SIDE = 10_000;
+
+/** What {@link recognizePdfPages} returns. */
+export interface OcrOutcome {
+  /** Recognized text by 1-based page number. */
+  readonly texts: ReadonlyMap<number, string>;
+  /** Text-only PDF page by page number (when `pdfLayer` was asked for). */
+  readonly layers: ReadonlyMap<number, string>;
+  /** The pages drawn without some image (pdf.js image-decode warnings), by page number. */
+  readonly imageWarnings: ReadonlyMap<number, readonly string[]>;
+  readonly facts: OcrFacts;
+}
+
+/** Inputs of {@link recognizePdfPages} besides the document. */
+export interface OcrRun extends OcrOptions {
+  /** Pages (1-based, ascending) that need recognition. */
+  readonly pages: readonly number[];
+  /** Directory for rasters and Tesseract's outputs (created). */
+  readonly dir: string;
+  /** Also make a text-only PDF page per recognized page (the searchable PDF). */
+  readonly pdfLayer: boolean;
+  /** Largest raster, pixels (the processor's maxInputPixels): the dpi is lowered to fit. */
+  readonly maxPixels: number;
+  /** Pages recognized so far of the pages that will be tried. */
+  readonly onProgress?: (done: number, total: number) => void;
+  /**
+   * Time allowed to draw one page at the OCR resolution, ms (the processor passes the larger of
+   * PDF_PAGE_BUDGET and OCR_PAGE_BUDGET); over it pdf.js is stopped → stop `render_budget`.
+   */
+  readonly renderBudgetMs: number;
+  /** Ends recognition like the total deadline does (a caller's own stop: tests, shutdown). */
+  readonly stopSignal?: AbortSignal;
+}
+
+/** The resolution a page of `widthPt × heightPt` is drawn at: `dpi`, lowered to fit the raster caps. */
+export function rasterDpi(dpi: number, widthPt: number, heightPt: number, maxPixels: number): number {
+  const w = (widthPt / 72) * dpi;
+  const h = (heightPt / 72) * dpi;
+  const fit = Math.min(1, MAX_RASTER_SIDE / Math.max(w, h), Math.sqrt(maxPixels / (w * h)));
+  return Math.max(1, Math.floor(dpi * fit));
+}
+
+/**
+ * Recognize `run.pages` of `pdf`.
+ * @returns texts (and text-only PDF pages) of the pages recognized, and the facts (see {@link OcrFacts})
+ * @throws Error from pdf.js for a broken page, or a file-system error of the work dir
+ */
+export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrOutcome> {
+  await mkdir(run.dir, { recursive: true });
+  const texts = new Map<number, string>();
+  const layers = new Map<number, string>();
+  const imageWarnings = new Map<number, readonly string[]>();
+  const overBudget: number[] = [];
+  const failed: number[] = [];
+  const tried = run.pages.slice(0, run.maxPages);
+  let stop: OcrStop | undefined = run.pages.length > run.maxPages ? { reason: "page_limit", page: run.pages[run.maxPages]!, limit: run.maxPages } : undefined;
+  const deadline = new AbortController();
+  let timedOut = false;
+  const timeUp = (): void => {
+    timedOut = true;
+    deadline.abort();
+  };
+  const timer = setTimeout(timeUp, run.totalMs);
+  if (run.stopSignal?.aborted) timeUp();
+  run.stopSignal?.addEventListener("abort", timeUp, { once: true });
+  let failedDetail: string | undefined;
+  const inFlight = new Set<Promise<void>>();
+  const unfinished = new Set(tried); // pages not recognized (yet)
+  let done = 0;
+
+  const recognize = async (n: number, image: string, dpi: number): Promise<void> => {
+    try {
+      const r = await recognizePage({ imagePath: image, outBase: join(run.dir, `page-${n}`), languages: run.languages, dpi, pdf: run.pdfLayer, budgetMs: run.pageBudgetMs, signal: deadline.signal });
+      texts.set(n, r.text);
+      if (r.pdfPath) layers.set(n, r.pdfPath);
+      unfinished.delete(n);
+    } catch (err) {
+      if (err instanceof TesseractStopped && err.why === "stopped") return; // the deadline: counted below
+      unfinished.delete(n);
+      if (err instanceof TesseractStopped) overBudget.push(n);
+      else {
+        failed.push(n);
+        failedDetail ??= `page ${n}: ${String((err as Error)?.message ?? err).slice(0, 300)}`;
+      }
+    } finally {
+      await rm(image, { force: true });
+      done++;
+      run.onProgress?.(done, tried.length);
+    }
+  };
+
+  try {
+    for (const n of tried) {
+      while (inFlight.size >= run.concurrency) await Promise.race(inFlight);
+      if (timedOut) break;
+      const page = await pdf.doc.getPage(n);
+      const view = page.getViewport({ scale: 1 });
+      page.cleanup();
+      const dpi = rasterDpi(run.dpi, view.width, view.height, run.maxPixels);
+      const drawn = await renderPage(pdf, n, { dpi }, run.renderBudgetMs);
+      if (!drawn) {
+        stop = { reason: "render_budget", page: n, limit: Math.ceil(run.renderBudgetMs / 1000) };
+        break;
+      }
+      if (drawn.imageWarnings.length > 0) imageWarnings.set(n, drawn.imageWarnings);
+      const pixels = drawn.width * drawn.height;
+      const grey = rgbaToGrey(drawn.canvas.getContext("2d").getImageData(0, 0, drawn.width, drawn.height).data, pixels);
+      const image = join(run.dir, `page-${n}.pgm`);
+      await writePgm(image, grey, drawn.width, drawn.height);
+      const task: Promise<void> = recognize(n, image, dpi).finally(() => inFlight.delete(task));
+      inFlight.add(task);
+    }
+    await Promise.all(inFlight);
+  } finally {
+    clearTimeout(timer);
+    run.stopSignal?.removeEventListener("abort", timeUp);
+    deadline.abort(); // nothing may outlive the call
+    await Promise.allSettled(inFlight);
+  }
+  if (timedOut && unfinished.size > 0 && stop?.reason !== "render_budget") {
+    const first = Math.min(...unfinished);
+    // A time stop before the page limit's first page is the one to report.
+    if (!stop || first < stop.page) stop = { reason: "time_limit", page: first, limit: Math.ceil(run.totalMs / 1000) };
+  }
+  const facts: OcrFacts = {
+    languages: run.languages,
+    needed: run.pages.length,
+    recognized: texts.size,
+    pageBudgetS: Math.ceil(run.pageBudgetMs / 1000),
+    overBudget: overBudget.sort((a, b) => a - b),
+    failed: failed.sort((a, b) => a - b),
+    ...(failedDetail ? { failedDetail } : {}),
+    ...(stop ? { stop } : {}),
+  };
+  return { texts, layers, imageWarnings, facts };
+}

@@ -1,0 +1,94 @@
+/**
+ * One Tesseract 5 run on one page image (Debian `tesseract-ocr`, language data `tesseract-ocr-rus`,
+ * `tesseract-ocr-eng`; issue 13 §3). The image is always a raster docket rendered from the page
+ * (processors/ocr/ocr-pdf.ts), never the user's file.
+ *
+ * The run is bound to its caller: Tesseract is started under `sh`, which kills it when its stdin
+ * reaches end of file. The caller holds that stdin open and closes it to stop the page (budget,
+ * total deadline, cancel); when the processor child itself is killed (SIGKILL on `/cancel`, the wall
+ * clock or the memory cap), the kernel closes the pipe and Tesseract dies with it instead of running
+ * on as an orphan. Tesseract gets a minimal environment: `PATH`, `OMP_THREAD_LIMIT=1` (one core per
+ * page: pages run in parallel instead, ocr-queue.ts) and `TESSDATA_PREFIX` when the operator set it.
+ */
+import { readFile } from "node:fs/promises";
+
+/** What one run produces. */
+export interface PageRecognition {
+  /** The recognized text (UTF-8, Tesseract's line breaks and blank lines between blocks). */
+  readonly text: string;
+  /** Path of the one-page text-only PDF (invisible text, no image), when asked for. */
+  readonly pdfPath?: string;
+}
+
+/** Options of one run. */
+export interface TesseractRun {
+  /** The page raster (PGM/PNG/TIFF) docket rendered. */
+  readonly imagePath: string;
+  /** Output path without extension: Tesseract writes `<outBase>.txt` (and `.pdf`). */
+  readonly outBase: string;
+  /** Tesseract language list, e.g. `rus+eng` (the first is the primary language). */
+  readonly languages: string;
+  /** Resolution of the raster, dots per inch (PGM carries none; Tesseract needs it for the PDF page size). */
+  readonly dpi: number;
+  /** Also write a text-only PDF page (Tesseract's PDF renderer with `textonly_pdf=1`, as ocrmypdf does). */
+  readonly pdf?: boolean;
+  /** Time allowed, ms; past it the run is stopped and {@link TesseractStopped} `budget` thrown. */
+  readonly budgetMs: number;
+  /** Stops the run early ({@link TesseractStopped} `stopped`): the total deadline or a cancel. */
+  readonly signal?: AbortSignal;
+}
+
+/** Thrown when a run did not finish: `budget` = over its own budget, `stopped` = its signal aborted. */
+export class TesseractStopped extends Error {
+  constructor(readonly why: "budget" | "stopped") {
+    super(why === "budget" ? "tesseract: page over its budget" : "tesseract: stopped");
+    this.name = "TesseractStopped";
+  }
+}
+
+/**
+ * `sh` program: run Tesseract in the background, kill it when stdin closes, exit with its status.
+ * stdin is kept as fd 3 first: a background job's own stdin is /dev/null in a shell without job
+ * control (POSIX "Asynchronous Lists"), so `read` must take it from fd 3 explicitly.
+ */
+const GUARD = 'exec 3<&0; tesseract "$@" </dev/null & t=$!; (read -r _ <&3; kill -9 "$t" 2>/dev/null) & w=$!; wait "$t"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
+
+/** The environment Tesseract runs with (see the module comment). */
+export function tesseractEnv(): Record<string, string> {
+  const env: Record<string, string> = { PATH: process.env.PATH ?? "/usr/bin:/bin", OMP_THREAD_LIMIT: "1", LC_ALL: "C.UTF-8" };
+  if (process.env.TESSDATA_PREFIX) env.TESSDATA_PREFIX = process.env.TESSDATA_PREFIX;
+  return env;
+}
+
+/**
+ * Recognize one page.
+ * @returns the text (and the text-only PDF path when `pdf` was asked for)
+ * @throws TesseractStopped over the budget or when `signal` aborted; Error with Tesseract's stderr
+ *   tail when it fails (a missing language is caught at start-up by ocr/self-check.ts)
+ */
+export async function recognizePage(run: TesseractRun): Promise<PageRecognition> {
+  if (run.signal?.aborted) throw new TesseractStopped("stopped");
+  const configs = run.pdf ? ["-c", "textonly_pdf=1", "txt", "pdf"] : ["txt"];
+  const argv = ["sh", "-c", GUARD, "tesseract", run.imagePath, run.outBase, "-l", run.languages, "--dpi", String(run.dpi), ...configs];
+  const child = Bun.spawn(argv, { stdin: "pipe", stdout: "ignore", stderr: "pipe", env: tesseractEnv() });
+  let stopped: TesseractStopped | null = null;
+  const stop = (why: "budget" | "stopped"): void => {
+    if (stopped) return;
+    stopped = new TesseractStopped(why);
+    void Promise.resolve(child.stdin.end()).catch(() => undefined); // the guard kills Tesseract
+  };
+  const timer = setTimeout(() => stop("budget"), run.budgetMs);
+  const onAbort = (): void => stop("stopped");
+  run.signal?.addEventListener("abort", onAbort, { once: true });
+  try {
+    const [code, err] = await Promise.all([child.exited, new Response(child.stderr).text()]);
+    if (stopped) throw stopped;
+    if (code !== 0) throw new Error(`tesseract exited ${code}: ${err.trim().slice(-400)}`);
+  } finally {
+    clearTimeout(timer);
+    run.signal?.removeEventListener("abort", onAbort);
+    void Promise.resolve(child.stdin.end()).catch(() => undefined);
+  }
+  const text = await readFile(`${run.outBase}.txt`, "utf8");
+  return { text, ...(run.pdf ? { pdfPath: `${run.outBase}.pdf` } : {}) };
+}
