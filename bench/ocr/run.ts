@@ -4,25 +4,25 @@
  *
  *   bun bench/ocr/run.ts [runs=3] [pages=20] [kind=g4]
  *
- * The scan: `pages` A4 pages at 300 dpi, 30 lines of 12 pt text each (4–6 words) (English and Russian pages
+ * The scan: `pages` A4 pages at 300 dpi, 30 lines of 12 pt text each (4–6 words; English and Russian pages
  * alternating, words drawn from fixed lists with a seeded generator), made by ImageMagick and
  * libtiff (`g4`), or img2pdf (`phone`, `jpx`) — scripts/samples/scans.ts. Rows, interleaved run by
  * run, medians of `runs` after one warm-up run of the first row:
- *   docket, action default     the PDF processor on a warm pool child (ProcessorPool.process), as a job runs:
+ *   docket, action default     bench/ocr/one.ts in its own process: the PDF processor on a warm pool child
+ *                              (ProcessorPool.process), as a job runs:
  *                              text layer, page-1 preview, Tesseract on every page → .txt
  *   docket, action searchable  the same, plus the searchable PDF (Tesseract's text-only pages over
  *                              the originals with pdf-lib, re-opened by pdf.js)
  *   ocrmypdf, --output-type pdf  `ocrmypdf -l rus+eng --jobs N --output-type pdf --sidecar out.txt`
  *   ocrmypdf, default (PDF/A)  `ocrmypdf -l rus+eng --jobs N --sidecar out.txt` (Ghostscript PDF/A)
- * N = OCR_CONCURRENCY = cores for both. Pages per minute, the ratio docket / ocrmypdf (higher is
- * faster), and each text's character error rate against the ground truth. The load average is
- * printed before and after: the machine is shared.
+ * N = OCR_CONCURRENCY = cores for both. Every run is measured by GNU time: wall and CPU (user +
+ * system of the whole process tree). Pages per minute, the speed ratio (higher is faster), the CPU
+ * ratio (lower is cheaper), and each text's character error rate against the ground truth. The load
+ * average is printed before and after: the machine is shared.
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
-import { ProcessorPool } from "../../processors/pool/index.ts";
-import type { OcrOptions } from "../../processors/ocr/types.ts";
 import { characterErrorRate, splitPages } from "../../scripts/samples/cer.ts";
 import { makeScanPdf, type ScanKind } from "../../scripts/samples/index.ts";
 import { mulberry32 } from "../../scripts/samples/prng.ts";
@@ -64,35 +64,37 @@ function cer(pages: string[]): number {
 /** ocrmypdf's sidecar separates pages with form feeds. */
 const sidecarPages = (text: string): string[] => text.split("\f").map((p) => p.trim());
 
-/** One warm child, as the bot runs one job: its Tesseracts are the parallel part. */
-const pool = new ProcessorPool({ settings: { size: 1, recycleJobs: 1000, recycleRssBytes: 2 ** 31, idleMs: 3_600_000 } });
 
-const ocr: OcrOptions = { languages: "rus+eng", dpi: 300, maxPages: 1000, pageBudgetMs: 600_000, totalMs: 3_600_000, concurrency: JOBS, searchableMaxBytes: 2 ** 31 };
-
-/** One docket run through the isolated child; returns ms and the CER of the .txt. */
-async function docket(action: "default" | "searchable"): Promise<{ ms: number; cer: number }> {
-  const work = mkdtempSync(join(dir, "w-"));
-  const t0 = performance.now();
-  const r = await pool.process(scanPath, { workDir: work, declaredName: "scan.pdf", action, maxInputPixels: 100_000_000, maxOutputSide: 2560, maxPdfPages: 1000, pdfPageBudgetMs: 60_000, ocr }, { timeoutMs: 3_600_000, memoryMb: 4096 });
-  const ms = performance.now() - t0;
-  const ocrFacts = r.facts.ocr as { recognized: number } | undefined;
-  if (ocrFacts?.recognized !== PAGES) throw new Error(`docket recognized ${ocrFacts?.recognized} of ${PAGES} pages`);
-  if (action === "searchable" && !r.outputs.some((o) => o.fileName.endsWith("-searchable.pdf"))) throw new Error(`no searchable PDF: ${String(r.facts.searchableSkipped)}`);
-  const text = readFileSync(r.outputs.find((o) => o.fileName.endsWith(".txt"))!.path, "utf8");
-  rmSync(work, { recursive: true, force: true });
-  return { ms, cer: cer(splitPages(text)) };
+/** A run's wall time and CPU time (user + system of the whole process tree, GNU time), ms, and the CER of its text. */
+interface Run {
+  readonly ms: number;
+  readonly cpuMs: number;
+  readonly cer: number;
 }
 
-/** One ocrmypdf run; returns ms and the CER of its sidecar text. */
-function ocrmypdf(pdfa: boolean): { ms: number; cer: number } {
-  const out = join(dir, "ocrmypdf.pdf");
-  const side = join(dir, "ocrmypdf.txt");
-  const argv = ["ocrmypdf", "-q", "-l", "rus+eng", "--jobs", String(JOBS), ...(pdfa ? [] : ["--output-type", "pdf"]), "--sidecar", side, scanPath, out];
+/** Run `argv` under GNU time; returns wall and CPU ms. */
+function timed(argv: readonly string[]): { ms: number; cpuMs: number } {
+  const report = join(dir, "time.txt");
   const t0 = performance.now();
-  const p = Bun.spawnSync(argv, { stdout: "ignore", stderr: "pipe" });
+  const p = Bun.spawnSync(["/usr/bin/time", "-f", "%U %S", "-o", report, ...argv], { stdout: "ignore", stderr: "pipe" });
   const ms = performance.now() - t0;
-  if (p.exitCode !== 0) throw new Error(`ocrmypdf failed (${p.exitCode}): ${p.stderr.toString().slice(-500)}`);
-  return { ms, cer: cer(sidecarPages(readFileSync(side, "utf8"))) };
+  if (p.exitCode !== 0) throw new Error(`${argv.slice(0, 3).join(" ")} failed (${p.exitCode}): ${p.stderr.toString().slice(-500)}`);
+  const [user, sys] = readFileSync(report, "utf8").trim().split("\n").pop()!.split(" ").map(Number);
+  return { ms, cpuMs: (user! + sys!) * 1000 };
+}
+
+/** One docket run in its own process (bench/ocr/one.ts: a warm pool child, as a job runs). */
+function docket(action: "default" | "searchable"): Run {
+  const out = join(dir, "docket.txt");
+  const t = timed([process.execPath, join(import.meta.dirname, "one.ts"), scanPath, action, out]);
+  return { ...t, cer: cer(splitPages(readFileSync(out, "utf8"))) };
+}
+
+/** One ocrmypdf run; its sidecar text. */
+function ocrmypdf(pdfa: boolean): Run {
+  const side = join(dir, "ocrmypdf.txt");
+  const t = timed(["ocrmypdf", "-q", "-l", "rus+eng", "--jobs", String(JOBS), ...(pdfa ? [] : ["--output-type", "pdf"]), "--sidecar", side, scanPath, join(dir, "ocrmypdf.pdf")]);
+  return { ...t, cer: cer(sidecarPages(readFileSync(side, "utf8"))) };
 }
 
 /** Ends a `runs=0` call after the scan is written. */
@@ -101,8 +103,8 @@ class Done extends Error {}
 const ROWS = [
   { name: "docket, action default (.txt + preview)", run: () => docket("default") },
   { name: "docket, action searchable (.txt + searchable PDF)", run: () => docket("searchable") },
-  { name: "ocrmypdf --output-type pdf --sidecar", run: async () => ocrmypdf(false) },
-  { name: "ocrmypdf default (PDF/A) --sidecar", run: async () => ocrmypdf(true) },
+  { name: "ocrmypdf --output-type pdf --sidecar", run: () => ocrmypdf(false) },
+  { name: "ocrmypdf default (PDF/A) --sidecar", run: () => ocrmypdf(true) },
 ] as const;
 
 try {
@@ -112,30 +114,31 @@ try {
   if (keep) writeFileSync(keep, readFileSync(scanPath));
   if (RUNS === 0) throw new Done(); // runs=0: only make the scan (with BENCH_OCR_KEEP)
   console.error(`load before: ${load()}`);
-  const results: Array<Array<{ ms: number; cer: number }>> = ROWS.map(() => []);
-  await ROWS[0].run(); // warm-up: page cache, Tesseract's language data, Bun's module cache
+  const results: Run[][] = ROWS.map(() => []);
+  ROWS[0].run(); // warm-up: page cache, Tesseract's language data, Bun's module cache
   for (let i = 0; i < RUNS; i++) {
     for (const [j, row] of ROWS.entries()) {
-      const r = await row.run();
+      const r = row.run();
       results[j]!.push(r);
-      console.error(`run ${i + 1}: ${row.name}: ${(r.ms / 1000).toFixed(1)} s, CER ${(r.cer * 100).toFixed(2)} %`);
+      console.error(`run ${i + 1}: ${row.name}: ${(r.ms / 1000).toFixed(1)} s wall, ${(r.cpuMs / 1000).toFixed(1)} s CPU, CER ${(r.cer * 100).toFixed(2)} %`);
     }
   }
   const loadAfter = load();
-  const med = results.map((rs) => ({ ms: median(rs.map((r) => r.ms)), cer: median(rs.map((r) => r.cer)) }));
+  const med = results.map((rs) => ({ ms: median(rs.map((r) => r.ms)), cpuMs: median(rs.map((r) => r.cpuMs)), cer: median(rs.map((r) => r.cer)) }));
   const ppm = (ms: number): number => (PAGES / ms) * 60_000;
-  const peer = med[2]!.ms;
-  const peerA = med[3]!.ms;
+  const peer = med[2]!;
+  const peerA = med[3]!;
   console.log(`\n${PAGES}-page ${KIND} scan, 300 dpi, rus+eng, ${JOBS} Tesseract processes, ${RUNS} runs (medians); load average before: see above, after: ${loadAfter}\n`);
-  console.log("| run | wall s | pages/min | speed vs ocrmypdf --output-type pdf | speed vs ocrmypdf PDF/A | CER |");
-  console.log("| --- | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| run | wall s | pages/min | speed vs ocrmypdf pdf | speed vs ocrmypdf PDF/A | CPU s | CPU vs ocrmypdf pdf | CER |");
+  console.log("| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const [j, row] of ROWS.entries()) {
     const m = med[j]!;
-    console.log(`| ${row.name} | ${(m.ms / 1000).toFixed(1)} | ${ppm(m.ms).toFixed(1)} | ${(peer / m.ms).toFixed(2)}× | ${(peerA / m.ms).toFixed(2)}× | ${(m.cer * 100).toFixed(2)} % |`);
+    console.log(
+      `| ${row.name} | ${(m.ms / 1000).toFixed(1)} | ${ppm(m.ms).toFixed(1)} | ${(peer.ms / m.ms).toFixed(2)}× | ${(peerA.ms / m.ms).toFixed(2)}× | ${(m.cpuMs / 1000).toFixed(1)} | ${(m.cpuMs / peer.cpuMs).toFixed(2)} | ${(m.cer * 100).toFixed(2)} % |`,
+    );
   }
 } catch (err) {
   if (!(err instanceof Done)) throw err;
 } finally {
-  await pool.close();
   rmSync(dir, { recursive: true, force: true });
 }

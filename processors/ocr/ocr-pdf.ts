@@ -1,6 +1,6 @@
 /**
  * Recognize the pages of an open PDF that have no usable text layer (issue 13 §3): each page is
- * rendered by pdf.js at the OCR resolution (never the user's file), written as grey PGM, and given to
+ * rendered by pdf.js at the OCR resolution (never the user's file), written as PBM or grey PGM (raster.ts), and given to
  * Tesseract (tesseract.ts). Rendering is sequential (one pdf.js document), recognition runs up to
  * `concurrency` Tesseract processes at once, so the cores stay busy while the next page is drawn;
  * at most one rendered page waits for a free process (memory and disk stay bounded).
@@ -17,7 +17,7 @@ import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
 import type { OpenPdf } from "../pdf/open.ts";
 import { renderPage } from "../pdf/render.ts";
-import { rgbaToGrey, writePgm } from "./raster.ts";
+import { writePageRaster } from "./raster.ts";
 import { recognizePage, TesseractStopped } from "./tesseract.ts";
 import type { OcrFacts, OcrOptions, OcrStop } from "./types.ts";
 
@@ -127,10 +127,7 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
         break;
       }
       if (drawn.imageWarnings.length > 0) imageWarnings.set(n, drawn.imageWarnings);
-      const pixels = drawn.width * drawn.height;
-      const grey = rgbaToGrey(drawn.canvas.getContext("2d").getImageData(0, 0, drawn.width, drawn.height).data, pixels);
-      const image = join(run.dir, `page-${n}.pgm`);
-      await writePgm(image, grey, drawn.width, drawn.height);
+      const image = await writePageRaster(join(run.dir, `page-${n}`), drawn.canvas.getContext("2d").getImageData(0, 0, drawn.width, drawn.height).data, drawn.width, drawn.height);
       const task: Promise<void> = recognize(n, image, dpi).finally(() => inFlight.delete(task));
       inFlight.add(task);
     }

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { closePdf, openPdf } from "../pdf/open.ts";
 import { renderPage } from "../pdf/render.ts";
 import { SELF_CHECK_TEXT, selfCheckPdf } from "../pdf/self-check-pdf.ts";
-import { rgbaToGrey, writePgm } from "./raster.ts";
+import { writePageRaster } from "./raster.ts";
 import { recognizePage, tesseractEnv } from "./tesseract.ts";
 
 /** Result of {@link ocrSelfCheck}. */
@@ -69,8 +69,7 @@ export async function ocrSelfCheck(languages: string): Promise<OcrSelfCheck> {
     try {
       const page = await renderPage(pdf, 1, { dpi: 300 }, 30_000);
       if (!page) return { ok: false, missing: "OCR self-check: the built-in page did not render within 30 s" };
-      image = join(dir, "page.pgm");
-      await writePgm(image, rgbaToGrey(page.canvas.getContext("2d").getImageData(0, 0, page.width, page.height).data, page.width * page.height), page.width, page.height);
+      image = await writePageRaster(join(dir, "page"), page.canvas.getContext("2d").getImageData(0, 0, page.width, page.height).data, page.width, page.height);
     } finally {
       await closePdf(pdf);
     }

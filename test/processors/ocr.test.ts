@@ -9,6 +9,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { recognizePdfPages } from "../../processors/ocr/ocr-pdf.ts";
+import { isBilevel, netpbm, rgbaToGrey } from "../../processors/ocr/raster.ts";
 import { foldForCheck, ocrSelfCheck } from "../../processors/ocr/self-check.ts";
 import { overlayPlacement } from "../../processors/ocr/searchable.ts";
 import { recognizePage, TesseractStopped } from "../../processors/ocr/tesseract.ts";
@@ -150,6 +151,21 @@ describe.skipIf(!ready)("OCR of scanned PDF pages", () => {
     expect(r.outputs.map((o) => o.fileName)).toEqual(["scan.txt"]);
     expect(r.facts.searchableSkipped).toMatch(/^source is \d+ bytes, over the 1000-byte upload limit$/);
   }, 60_000);
+});
+
+describe("page rasters for Tesseract", () => {
+  test("a black-and-white page becomes 1-bit PBM (1 = black, rows padded to bytes); a grey one stays 8-bit PGM", () => {
+    // 10×2: row 0 black from x=0 to 8, row 1 white but x=9 black.
+    const grey = new Uint8Array(20).fill(255);
+    grey.fill(0, 0, 9);
+    grey[19] = 0;
+    expect(isBilevel(grey)).toBe(true);
+    expect([...netpbm(grey, 10, 2, true)]).toEqual([...new TextEncoder().encode("P4\n10 2\n"), 0xff, 0x80, 0x00, 0x40]);
+    const photo = Uint8Array.from({ length: 1000 }, (_, i) => i % 256);
+    expect(isBilevel(photo)).toBe(false);
+    expect([...netpbm(photo.subarray(0, 4), 2, 2, false)]).toEqual([...new TextEncoder().encode("P5\n2 2\n255\n"), 0, 1, 2, 3]);
+    expect([...rgbaToGrey(Uint8Array.from([255, 255, 255, 255, 0, 0, 0, 255, 255, 0, 0, 255]), 3)]).toEqual([255, 0, 76]);
+  });
 });
 
 describe.skipIf(!ready)("Tesseract runs", () => {
