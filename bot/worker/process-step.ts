@@ -98,9 +98,11 @@ export class ProcessStep {
           pdfPageBudgetMs: config.pdfPageBudgetMs,
         },
         {
-          timeoutMs: config.processTimeoutMs + (ocr ? config.ocrTimeoutMs : 0),
-          // The cap counts the child's whole process tree: each Tesseract (≈ 80 MB on an A4 page) gets an allowance.
-          memoryMb: config.processMemoryMb + (ocr ? ocr.concurrency * TESSERACT_ALLOWANCE_MB : 0),
+          timeoutMs: config.processTimeoutMs,
+          memoryMb: config.processMemoryMb,
+          // Only a job that reaches recognition gets OCR_TIMEOUT more and, since the cap counts the
+          // child's whole process tree, an allowance per concurrent Tesseract (≈ 80 MB on an A4 page).
+          ...(ocr ? { stageAllowance: { stage: "ocr", timeoutMs: config.ocrTimeoutMs, memoryMb: ocr.concurrency * TESSERACT_ALLOWANCE_MB } } : {}),
           signal: controller.signal,
           // "processing page n/N": the outbox collapses these to what the chat's rate allows.
           onProgress: (done, total, phase) =>

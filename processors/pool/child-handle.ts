@@ -24,8 +24,8 @@ export interface ChildReady {
 
 /** Why the parent killed a child. */
 export type KillCause =
-  | { readonly kind: "timeout" }
-  | { readonly kind: "memory"; readonly rss: number }
+  | { readonly kind: "timeout"; readonly timeoutMs: number }
+  | { readonly kind: "memory"; readonly rss: number; readonly capBytes: number }
   | { readonly kind: "cancelled" }
   | { readonly kind: "startup" }
   | { readonly kind: "retired" };
@@ -43,9 +43,25 @@ export interface ChildJob {
   readonly pollMs: number;
   readonly signal?: AbortSignal;
   readonly onProgress?: (event: ProgressEvent) => void;
+  /** More wall clock and memory granted once the child first reports progress in `stage` (see {@link StageAllowance}). */
+  readonly stageAllowance?: StageAllowance;
   /** Called once the job ended with the highest resident set of the child's tree sampled during it, bytes (not when no sample was taken). */
   readonly onPeakRss?: (bytes: number) => void;
   readonly fault?: ChildFault;
+}
+
+/**
+ * Extra limits a job earns when it enters a stage that needs them: OCR runs Tesseract processes
+ * (≈ 80 MB each) and has its own budget, OCR_TIMEOUT (issue 13 §3). Granted on the first progress
+ * event whose `stage` matches, so a job that never gets there keeps the base limits and a chat
+ * message names the limit that really applied.
+ */
+export interface StageAllowance {
+  readonly stage: string;
+  /** Added to the wall clock, ms. */
+  readonly timeoutMs: number;
+  /** Added to the memory cap, bytes. */
+  readonly memoryBytes: number;
 }
 
 /** How a job ended, seen from the parent. */
@@ -100,7 +116,7 @@ export class PoolChild {
   readonly ready: Promise<ChildReady>;
   readonly exited: Promise<void>;
   private readonly proc: Subprocess<"ignore", "pipe", "pipe">;
-  private current: { id: number; resolve: (o: JobOutcome) => void; onProgress?: (e: ProgressEvent) => void } | null = null;
+  private current: { id: number; resolve: (o: JobOutcome) => void; onProgress?: ((e: ProgressEvent) => void) | undefined } | null = null;
   private stderrTail = "";
   /** Became ready once. */
   private warm = false;
@@ -195,7 +211,26 @@ export class PoolChild {
       this.current = { id: job.id, resolve, ...(job.onProgress ? { onProgress: job.onProgress } : {}) };
     });
     const live = (): boolean => this.current?.id === job.id;
-    const timer = setTimeout(() => live() && this.kill({ kind: "timeout" }), job.timeoutMs);
+    let timeoutMs = job.timeoutMs;
+    let capBytes = job.memoryBytes;
+    const started = Date.now();
+    const arm = (): ReturnType<typeof setTimeout> => setTimeout(() => live() && this.kill({ kind: "timeout", timeoutMs }), Math.max(0, started + timeoutMs - Date.now()));
+    let timer = arm();
+    const allowance = job.stageAllowance;
+    if (allowance && this.current) {
+      const report = this.current.onProgress;
+      let granted = false;
+      this.current.onProgress = (event) => {
+        if (!granted && event.stage === allowance.stage) {
+          granted = true;
+          timeoutMs += allowance.timeoutMs;
+          capBytes += allowance.memoryBytes;
+          clearTimeout(timer);
+          timer = arm();
+        }
+        report?.(event);
+      };
+    }
     let polling = false;
     let jobPeak = 0;
     const poll = setInterval(() => {
@@ -206,7 +241,7 @@ export class PoolChild {
         if (rss === null || !live()) return;
         jobPeak = Math.max(jobPeak, rss);
         this.peakJobRssBytes = Math.max(this.peakJobRssBytes, rss);
-        if (rss > job.memoryBytes) this.kill({ kind: "memory", rss });
+        if (rss > capBytes) this.kill({ kind: "memory", rss, capBytes });
       });
     }, job.pollMs);
     const onAbort = (): void => {

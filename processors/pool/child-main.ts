@@ -33,13 +33,15 @@ function send(message: FromChild): void {
   process.send?.(message);
 }
 
-/** Progress to the parent at most every 200 ms, plus the last step. */
+/** Progress to the parent at most every 200 ms, plus the last step and the first of each stage (the parent grants stage allowances on it). */
 function progressSender(id: number): (event: ProgressEvent) => void {
   let last = 0;
+  let stage: string | undefined;
   return (event) => {
     const now = Date.now();
-    if (event.done < event.total && now - last < 200) return;
+    if (event.done < event.total && now - last < 200 && event.stage === stage) return;
     last = now;
+    stage = event.stage;
     send({ t: "progress", id, event });
   };
 }
@@ -53,7 +55,11 @@ async function flood(stream: NodeJS.WriteStream, bytes: number): Promise<void> {
 }
 
 /** Run the injected fault before the job; returns when the job should go on. */
-async function injectFault(fault: ChildFault | undefined): Promise<void> {
+async function injectFault(fault: ChildFault | undefined, progress: (event: ProgressEvent) => void): Promise<void> {
+  if (fault === "ocr-hang" || fault === "ocr-allocate") {
+    progress({ done: 0, total: 1, stage: "ocr" });
+    return injectFault(fault === "ocr-hang" ? "hang" : "allocate", progress);
+  }
   if (fault === "grandchild") Bun.spawn(["sleep", "600"], { stdio: ["ignore", "ignore", "ignore"] });
   if (fault === "hang" || fault === "grandchild") await new Promise(() => setInterval(() => undefined, 60_000));
   if (fault === "exit") process.exit(3);
@@ -71,7 +77,7 @@ async function injectFault(fault: ChildFault | undefined): Promise<void> {
 
 /** Run one job and answer it. */
 async function runJob(job: Extract<ToChild, { t: "job" }>): Promise<void> {
-  await injectFault(job.fault);
+  await injectFault(job.fault, progressSender(job.id));
   let reply: JobReply;
   const handler = jobHandler(job.type);
   try {

@@ -39,6 +39,8 @@ export interface JobLimits {
   readonly pollMs?: number;
   /** Progress events of the job (throttled by the child to one per 200 ms plus the last). */
   readonly onProgress?: (event: ProgressEvent) => void;
+  /** More wall clock (ms) and memory (MB) once the job enters `stage` (child-handle.ts StageAllowance; OCR). */
+  readonly stageAllowance?: { readonly stage: string; readonly timeoutMs: number; readonly memoryMb: number };
   /** Called once the job ended with the peak resident set of its child's process tree, bytes (metrics). */
   readonly onPeakRss?: (bytes: number) => void;
   /** TEST ONLY: make the child misbehave during this job (protocol.ts `ChildFault`). */
@@ -142,6 +144,7 @@ export class ProcessorPool {
               ...(limits.signal ? { signal: limits.signal } : {}),
               ...(limits.onProgress ? { onProgress: limits.onProgress } : {}),
               ...(limits.onPeakRss ? { onPeakRss: limits.onPeakRss } : {}),
+              ...(limits.stageAllowance ? { stageAllowance: { stage: limits.stageAllowance.stage, timeoutMs: limits.stageAllowance.timeoutMs, memoryBytes: limits.stageAllowance.memoryMb * 2 ** 20 } } : {}),
               ...(limits.testFault ? { fault: limits.testFault } : {}),
             }),
           );
@@ -155,7 +158,7 @@ export class ProcessorPool {
       this.waiting.push(waiter);
       this.dispatch();
     });
-    return resultOf(outcome, limits) as JobTypes[K]["result"];
+    return resultOf(outcome) as JobTypes[K]["result"];
   }
 
   /**
@@ -329,14 +332,16 @@ export class ProcessorPool {
 }
 
 /** Map how a job ended to its value or its ProcessingError (the isolation's reason codes). */
-function resultOf(outcome: JobOutcome, limits: JobLimits): unknown {
+function resultOf(outcome: JobOutcome): unknown {
   if (outcome.kind === "killed") {
     const { cause } = outcome;
-    if (cause.kind === "timeout") throw new ProcessingError("processing_timeout", { seconds: Math.ceil(limits.timeoutMs / 1000) }, `processor child killed after ${limits.timeoutMs} ms`);
+    // The limits named are those in force when the child was killed (a stage allowance may have raised them).
+    if (cause.kind === "timeout") throw new ProcessingError("processing_timeout", { seconds: Math.ceil(cause.timeoutMs / 1000) }, `processor child killed after ${cause.timeoutMs} ms`);
     if (cause.kind === "memory") {
       // The same file needs the same memory on every try: its own reason makes it final and the
       // chat text truthful (audit of issue 5, gap 4); `limit_mb` names the cap.
-      throw new ProcessingError("too_much_memory", { limit_mb: limits.memoryMb }, `processor child killed: out of memory cap (RSS ${Math.round(cause.rss / 2 ** 20)} MB > ${limits.memoryMb} MB)`);
+      const capMb = Math.round(cause.capBytes / 2 ** 20);
+      throw new ProcessingError("too_much_memory", { limit_mb: capMb }, `processor child killed: out of memory cap (RSS ${Math.round(cause.rss / 2 ** 20)} MB > ${capMb} MB)`);
     }
     if (cause.kind === "cancelled") throw new ProcessingError("cancelled", {}, "processor child killed: cancelled");
     throw new ProcessingError("processing_crashed", {}, `processor child killed (${cause.kind})`);

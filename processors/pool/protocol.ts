@@ -46,7 +46,8 @@ export type JobType = keyof JobTypes;
  * `exit-after-reply` (reply, then die while idle), `grandchild` (start `sleep 600`, then hang:
  * a tool the child started must die with it).
  */
-export type ChildFault = "hang" | "allocate" | "exit" | "abort" | "flood" | "leak" | "exit-after-reply" | "grandchild";
+/** `ocr-hang` / `ocr-allocate`: report entering the `ocr` stage first (a stage allowance is granted), then hang / allocate. */
+export type ChildFault = "hang" | "allocate" | "exit" | "abort" | "flood" | "leak" | "exit-after-reply" | "grandchild" | "ocr-hang" | "ocr-allocate";
 
 /** Faults at a child's start (TEST ONLY; pool option `startFault`): never become ready, or exit 4 at once. */
 export type StartFault = "hang-start" | "exit-start";

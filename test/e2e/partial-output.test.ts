@@ -34,8 +34,13 @@ test("TIFF of 3 pages and a 5-frame GIF over MAX_FRAMES=4: the Done message says
   expect(await doneText(stack, "ru", makeTinyFrameGif(5), "meme.gif")).toContain("кадров: 5; преобразован только кадр 1 из 5 (ограничение по числу кадров: 4)");
 }, 90_000);
 
-test("PDF whose page 1 is too heavy to draw in PDF_PAGE_BUDGET: text delivered, the message says 'no preview'", async () => {
-  stack = await startStack({ env: { PDF_PAGE_BUDGET: "1s", PROCESS_TIMEOUT: "60s" } });
+test("PDF whose page 1 is too heavy to draw in PDF_PAGE_BUDGET: text delivered, the message says no preview and where recognition stopped", async () => {
+  stack = await startStack({ env: { PDF_PAGE_BUDGET: "1s", PROCESS_TIMEOUT: "60s", OCR_PAGE_BUDGET: "2s" } });
   const pdf = makePdf({ pages: [["Heavy page one"], ["Light page two"]], contents: [fillOps(40_000)] });
-  expect(await doneText(stack, "en", pdf, "cover.pdf")).toContain("PDF, 2 pages, 24 characters of text; no preview: page 1 took too long to draw");
+  // Both pages' text layers are too short to be usable, so recognition is tried and meets the same
+  // heavy page (OCR_PAGE_BUDGET 2 s keeps the test short); the message names both limits.
+  const text = await doneText(stack, "en", pdf, "cover.pdf");
+  expect(text).toContain("PDF, 2 pages, 24 characters of text; ");
+  expect(text).toContain("recognition stopped at page 1: it took longer than 2 s to draw");
+  expect(text).toContain("; no preview: page 1 took too long to draw.");
 }, 90_000);

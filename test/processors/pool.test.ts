@@ -168,6 +168,26 @@ describe("isolation limits: each enforced by killing the child, the next job on 
     await works(pool);
   });
 
+  test("a stage allowance (OCR) adds wall clock and memory only once the child enters the stage; the error names the limit in force", async () => {
+    const { pool } = makePool();
+    const { dir, pdf } = setup();
+    const stageAllowance = { stage: "ocr", timeoutMs: 1500, memoryMb: 200 };
+    const t0 = Date.now();
+    const slow = await refused(pool.process(pdf, testOptions(dir), { timeoutMs: 1000, memoryMb: 1024, stageAllowance, testFault: "ocr-hang" }));
+    expect([slow.reason, slow.params, slow.message]).toEqual(["processing_timeout", { seconds: 3 }, "processor child killed after 2500 ms"]);
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(2400);
+    // Never entering the stage: the base wall clock.
+    const plain = await refused(pool.process(pdf, testOptions(dir), { timeoutMs: 1000, memoryMb: 1024, stageAllowance, testFault: "hang" }));
+    expect([plain.reason, plain.params]).toEqual(["processing_timeout", { seconds: 1 }]);
+    const big = await refused(pool.process(pdf, testOptions(dir), { timeoutMs: 30_000, memoryMb: 300, stageAllowance, testFault: "ocr-allocate" }));
+    expect([big.reason, big.params]).toEqual(["too_much_memory", { limit_mb: 500 }]);
+    expect(big.message).toMatch(/^processor child killed: out of memory cap \(RSS (\d+) MB > 500 MB\)$/);
+    expect(Number(/RSS (\d+)/.exec(big.message)![1])).toBeGreaterThan(500);
+    const small = await refused(pool.process(pdf, testOptions(dir), { timeoutMs: 30_000, memoryMb: 300, stageAllowance, testFault: "allocate" }));
+    expect([small.reason, small.params]).toEqual(["too_much_memory", { limit_mb: 300 }]);
+    await works(pool);
+  });
+
   test("exit without a reply → processing_crashed naming the exit code; the next job succeeds on a fresh child", async () => {
     const { pool, events } = makePool();
     const { dir, pdf } = setup();
