@@ -13,11 +13,11 @@
  * - `totalMs` (or `stopSignal`): when it runs out, running pages are stopped and no new page starts
  *   → stop `time_limit` at the first page not recognized.
  */
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { OpenPdf } from "../pdf/open.ts";
 import { renderPage } from "../pdf/render.ts";
-import { writePageRaster } from "./raster.ts";
+import { pageRaster } from "./raster.ts";
 import { recognizePage, TesseractStopped } from "./tesseract.ts";
 import type { OcrFacts, OcrOptions, OcrStop } from "./types.ts";
 
@@ -92,9 +92,9 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
   const unfinished = new Set(tried); // pages not recognized (yet)
   let done = 0;
 
-  const recognize = async (n: number, image: string, dpi: number): Promise<void> => {
+  const recognize = async (n: number, image: Uint8Array, dpi: number): Promise<void> => {
     try {
-      const r = await recognizePage({ imagePath: image, outBase: join(run.dir, `page-${n}`), languages: run.languages, dpi, pdf: run.pdfLayer, budgetMs: run.pageBudgetMs, signal: deadline.signal });
+      const r = await recognizePage({ imageBytes: image, outBase: join(run.dir, `page-${n}`), languages: run.languages, dpi, pdf: run.pdfLayer, budgetMs: run.pageBudgetMs, signal: deadline.signal });
       texts.set(n, r.text);
       if (r.pdfPath) layers.set(n, r.pdfPath);
       unfinished.delete(n);
@@ -107,7 +107,6 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
         failedDetail ??= `page ${n}: ${String((err as Error)?.message ?? err).slice(0, 300)}`;
       }
     } finally {
-      await rm(image, { force: true });
       done++;
       run.onProgress?.(done, tried.length);
     }
@@ -127,7 +126,7 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
         break;
       }
       if (drawn.imageWarnings.length > 0) imageWarnings.set(n, drawn.imageWarnings);
-      const image = await writePageRaster(join(run.dir, `page-${n}`), drawn.canvas.getContext("2d").getImageData(0, 0, drawn.width, drawn.height).data, drawn.width, drawn.height);
+      const image = pageRaster(drawn.canvas.getContext("2d").getImageData(0, 0, drawn.width, drawn.height).data, drawn.width, drawn.height);
       const task: Promise<void> = recognize(n, image, dpi).finally(() => inFlight.delete(task));
       inFlight.add(task);
     }

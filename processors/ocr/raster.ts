@@ -9,7 +9,6 @@
  * Source: Netpbm PGM/PBM formats (P5: "P5 <w> <h> 255\n", one byte per pixel; P4: "P4 <w> <h>\n",
  * rows of ⌈w/8⌉ bytes, most significant bit first, 1 = black).
  */
-import { writeFile } from "node:fs/promises";
 
 /** Share of pixels that may be neither near-black nor near-white in a page written as PBM. */
 const BILEVEL_TOLERANCE = 0.005;
@@ -61,15 +60,10 @@ export function netpbm(grey: Uint8Array, width: number, height: number, bilevel:
 }
 
 /**
- * Write a drawn page for Tesseract: `<base>.pbm` when it is black and white, else `<base>.pgm`.
- * @param base path without extension
+ * A drawn page as Tesseract's input: PBM when it is black and white, else PGM (bytes, never a file).
  * @param rgba the canvas pixels (RGBA, opaque: the page was painted white first)
- * @returns the path written
  */
-export async function writePageRaster(base: string, rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): Promise<string> {
+export function pageRaster(rgba: Uint8ClampedArray | Uint8Array, width: number, height: number): Uint8Array {
   const grey = rgbaToGrey(rgba, width * height);
-  const bilevel = isBilevel(grey);
-  const path = `${base}.${bilevel ? "pbm" : "pgm"}`;
-  await writeFile(path, netpbm(grey, width, height, bilevel));
-  return path;
+  return netpbm(grey, width, height, isBilevel(grey));
 }

@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { closePdf, openPdf } from "../pdf/open.ts";
 import { renderPage } from "../pdf/render.ts";
 import { SELF_CHECK_TEXT, selfCheckPdf } from "../pdf/self-check-pdf.ts";
-import { writePageRaster } from "./raster.ts";
+import { pageRaster } from "./raster.ts";
 import { recognizePage, tesseractEnv } from "./tesseract.ts";
 
 /** Result of {@link ocrSelfCheck}. */
@@ -65,15 +65,15 @@ export async function ocrSelfCheck(languages: string): Promise<OcrSelfCheck> {
   const dir = await mkdtemp(join(tmpdir(), "docket-ocr-check-"));
   try {
     const pdf = await openPdf(selfCheckPdf());
-    let image: string;
+    let image: Uint8Array;
     try {
       const page = await renderPage(pdf, 1, { dpi: 300 }, 30_000);
       if (!page) return { ok: false, missing: "OCR self-check: the built-in page did not render within 30 s" };
-      image = await writePageRaster(join(dir, "page"), page.canvas.getContext("2d").getImageData(0, 0, page.width, page.height).data, page.width, page.height);
+      image = pageRaster(page.canvas.getContext("2d").getImageData(0, 0, page.width, page.height).data, page.width, page.height);
     } finally {
       await closePdf(pdf);
     }
-    const { text } = await recognizePage({ imagePath: image, outBase: join(dir, "page"), languages, dpi: 300, budgetMs: 60_000 });
+    const { text } = await recognizePage({ imageBytes: image, outBase: join(dir, "page"), languages, dpi: 300, budgetMs: 60_000 });
     const got = foldForCheck(text);
     if (distance(got, SELF_CHECK_TEXT) > 3) return { ok: false, missing: `Tesseract (${languages}) read the built-in page as ${JSON.stringify(got.slice(0, 80))}, not ${JSON.stringify(SELF_CHECK_TEXT)}` };
     return { ok: true, version: v.slice(1).join("."), languages, ms: Math.round(performance.now() - t0) };

@@ -3,13 +3,16 @@
  * `tesseract-ocr-eng`; issue 13 §3). The image is always a raster docket rendered from the page
  * (processors/ocr/ocr-pdf.ts), never the user's file.
  *
- * The run is bound to its caller: Tesseract is started under `sh`, which kills it when its stdin
- * reaches end of file. The caller holds that stdin open and closes it to stop the page (budget,
- * total deadline, cancel); when the processor child itself is killed (SIGKILL on `/cancel`, the wall
- * clock or the memory cap), the kernel closes the pipe and Tesseract dies with it instead of running
- * on as an orphan. Tesseract gets a minimal environment: `PATH`, `OMP_THREAD_LIMIT=1` (one core per
+ * The raster goes to Tesseract on its stdin (`stdin` as the image name), so a page image never
+ * touches the disk: the byte budget (seed 000) counts what docket writes, and a 300-dpi page is
+ * megabytes. The run is bound to its caller: Tesseract is started under `sh`, which kills it when a
+ * lifeline pipe on fd 3 reaches end of file, or on SIGTERM. The caller holds the lifeline's write
+ * end and stops the page (budget, total deadline, cancel) by closing it and sending SIGTERM; when the
+ * processor child itself is killed (SIGKILL on `/cancel`, the wall clock or the memory cap), the
+ * kernel closes the pipe and Tesseract dies with it instead of running on as an orphan. Tesseract gets a minimal environment: `PATH`, `OMP_THREAD_LIMIT=1` (one core per
  * page: pages run in parallel instead, ocr-queue.ts) and `TESSDATA_PREFIX` when the operator set it.
  */
+import { closeSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 
 /** What one run produces. */
@@ -22,8 +25,10 @@ export interface PageRecognition {
 
 /** Options of one run. */
 export interface TesseractRun {
-  /** The page raster (PGM/PNG/TIFF) docket rendered. */
-  readonly imagePath: string;
+  /** The page raster docket rendered, as netpbm/PNG/TIFF bytes sent on Tesseract's stdin (no file). */
+  readonly imageBytes?: Uint8Array;
+  /** Or the raster's path (the self-check's and tests' images); one of the two is required. */
+  readonly imagePath?: string;
   /** Output path without extension: Tesseract writes `<outBase>.txt` (and `.pdf`). */
   readonly outBase: string;
   /** Tesseract language list, e.g. `rus+eng` (the first is the primary language). */
@@ -47,11 +52,13 @@ export class TesseractStopped extends Error {
 }
 
 /**
- * `sh` program: run Tesseract in the background, kill it when stdin closes, exit with its status.
- * stdin is kept as fd 3 first: a background job's own stdin is /dev/null in a shell without job
- * control (POSIX "Asynchronous Lists"), so `read` must take it from fd 3 explicitly.
+ * `sh` program: run Tesseract in the background with the image on its stdin, kill it when the
+ * lifeline on fd 3 closes or on SIGTERM, exit with its status. stdin is kept as fd 4 first and given
+ * to Tesseract explicitly: a background job's own stdin is /dev/null in a shell without job control
+ * (POSIX "Asynchronous Lists").
  */
-const GUARD = 'exec 3<&0; tesseract "$@" </dev/null & t=$!; (read -r _ <&3; kill -9 "$t" 2>/dev/null) & w=$!; wait "$t"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
+const GUARD =
+  'exec 4<&0; tesseract "$@" <&4 3<&- 4<&- & t=$!; exec 4<&-; trap \'kill -9 "$t" 2>/dev/null; exit 143\' TERM; (read -r _ <&3; kill -9 "$t" 2>/dev/null) & w=$!; wait "$t"; s=$?; kill "$w" 2>/dev/null; exit "$s"';
 
 /** The environment Tesseract runs with (see the module comment). */
 export function tesseractEnv(): Record<string, string> {
@@ -69,13 +76,26 @@ export function tesseractEnv(): Record<string, string> {
 export async function recognizePage(run: TesseractRun): Promise<PageRecognition> {
   if (run.signal?.aborted) throw new TesseractStopped("stopped");
   const configs = run.pdf ? ["-c", "textonly_pdf=1", "txt", "pdf"] : ["txt"];
-  const argv = ["sh", "-c", GUARD, "tesseract", run.imagePath, run.outBase, "-l", run.languages, "--dpi", String(run.dpi), ...configs];
-  const child = Bun.spawn(argv, { stdin: "pipe", stdout: "ignore", stderr: "pipe", env: tesseractEnv() });
+  if (!run.imageBytes && !run.imagePath) throw new Error("recognizePage: no image");
+  const argv = ["sh", "-c", GUARD, "tesseract", run.imageBytes ? "stdin" : run.imagePath!, run.outBase, "-l", run.languages, "--dpi", String(run.dpi), ...configs];
+  const child = Bun.spawn(argv, { stdio: [run.imageBytes ? new Blob([run.imageBytes as Uint8Array<ArrayBuffer>]) : "ignore", "ignore", "pipe", "pipe"], env: tesseractEnv() });
+  const lifeline = child.stdio[3] as number;
+  let cut = false;
+  const cutLifeline = (): void => {
+    if (cut) return;
+    cut = true;
+    try {
+      closeSync(lifeline);
+    } catch {
+      // already closed
+    }
+  };
   let stopped: TesseractStopped | null = null;
   const stop = (why: "budget" | "stopped"): void => {
     if (stopped) return;
     stopped = new TesseractStopped(why);
-    void Promise.resolve(child.stdin.end()).catch(() => undefined); // the guard kills Tesseract
+    cutLifeline(); // the guard kills Tesseract
+    child.kill("SIGTERM");
   };
   const timer = setTimeout(() => stop("budget"), run.budgetMs);
   const onAbort = (): void => stop("stopped");
@@ -87,7 +107,7 @@ export async function recognizePage(run: TesseractRun): Promise<PageRecognition>
   } finally {
     clearTimeout(timer);
     run.signal?.removeEventListener("abort", onAbort);
-    void Promise.resolve(child.stdin.end()).catch(() => undefined);
+    cutLifeline();
   }
   const text = await readFile(`${run.outBase}.txt`, "utf8");
   return { text, ...(run.pdf ? { pdfPath: `${run.outBase}.pdf` } : {}) };

@@ -5,7 +5,7 @@
  * (re-opened by pdf.js, read back by poppler's pdftotext, rotated pages included), Tesseract bound
  * to its caller, and the start-up self-check.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { recognizePdfPages } from "../../processors/ocr/ocr-pdf.ts";
@@ -91,6 +91,38 @@ describe.skipIf(!ready)("OCR of scanned PDF pages", () => {
     } finally {
       await closePdf(pdf);
     }
+  }, 120_000);
+
+  test("page rasters never reach the disk: Tesseract reads them on stdin, the work dir holds only its small outputs", async () => {
+    const dir = workDir();
+    let largest = 0;
+    const seen = new Set<string>();
+    const walk = (d: string): number => {
+      let sum = 0;
+      for (const e of readdirSync(d, { withFileTypes: true })) {
+        const p = join(d, e.name);
+        if (e.isDirectory()) sum += walk(p);
+        else {
+          seen.add(e.name);
+          try {
+            sum += statSync(p).size;
+          } catch {
+            // removed meanwhile
+          }
+        }
+      }
+      return sum;
+    };
+    const poll = setInterval(() => (largest = Math.max(largest, walk(dir))), 5);
+    try {
+      const r = await processBytes(await makeScanPdf("g4", SHORT), "three.pdf", { workDir: dir, ocr: testOcr() });
+      expect(r.facts.ocr).toMatchObject({ needed: 3, recognized: 3 });
+    } finally {
+      clearInterval(poll);
+    }
+    expect([...seen].filter((n) => /\.(pgm|pbm|png|tiff?)$/.test(n))).toEqual([]);
+    // A 300-dpi A4 page is 1 MB as PBM and 8.7 MB as PGM; what is written is text and previews.
+    expect(largest).toBeLessThan(1_000_000);
   }, 120_000);
 
   test("OCR_TIMEOUT of 1 ms: nothing recognized, the file is still processed, the stop names page 1", async () => {
