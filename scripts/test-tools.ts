@@ -105,6 +105,8 @@ export const TOOLS = {
   prometheus: { packages: ["prometheus"], for: "promtool check of the shipped scrape config; a live Prometheus scrapes the bot and evaluates every dashboard query", find: bin("prometheus") },
   ip: { packages: ["iproute2"], for: "a network namespace where nginx listens on :443 (webhook suite)", find: bin("ip") },
   ss: { packages: ["iproute2"], for: "install.sh's check of the ports it needs", find: bin("ss") },
+  unshare: { packages: ["util-linux"], for: "a mount namespace laid out like a unit's sandbox (ProtectSystem=strict, ReadWritePaths=)", find: bin("unshare") },
+  script: { packages: ["bsdutils"], for: "a pseudo-terminal for the progress lines of long operator commands", find: bin("script") },
 } as const satisfies Record<string, TestTool>;
 
 /** A tool name of {@link TOOLS}. */

@@ -11,6 +11,11 @@
  * exit status stays 0 (the alert is recorded; the bot sends it when it runs again).
  * Run as root, it records as the owner of the database, so the files SQLite creates beside it
  * (`-wal`, `-shm`) stay the bot's.
+ *
+ * `docket notify unit_failed --unit UNIT` (systemd/docket-alert@.service, from every unit's
+ * OnFailure=) writes the text itself from the MONITOR_* variables systemd sets
+ * (bot/ops/unit-failure.ts); for a unit that alerts with its own cause (the backup, the drill), a
+ * failure already told in the last 30 min is not recorded again.
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
@@ -20,6 +25,7 @@ import { SqliteJobStore } from "../jobs/sqlite-store.ts";
 import { createLogger } from "../log.ts";
 import { ALERT_CAUSES, isAlertCause } from "../ops/alert-policy.ts";
 import { Alerts } from "../ops/alerts.ts";
+import { coveredBy, isUnitName, monitorResult, unitFailureText } from "../ops/unit-failure.ts";
 import { Outbox } from "../outbox/index.ts";
 import { becomeOwnerOf } from "./become-owner.ts";
 import { botConfig } from "./bot-config.ts";
@@ -45,14 +51,17 @@ async function botWillSend(port: number): Promise<boolean> {
 
 /** `docket notify …` */
 export const notifyCommand: Command = {
-  usage: `docket notify ${Object.keys(ALERT_CAUSES).join("|")} TEXT… [--data-dir DIR] [--env FILE]`,
+  usage: `docket notify ${Object.keys(ALERT_CAUSES).join("|")} TEXT… [--data-dir DIR] [--env FILE]\n       docket notify unit_failed --unit UNIT [TEXT…]   (OnFailure=: the text from systemd's MONITOR_* variables)`,
   async run(argv) {
-    const parsed = parseOptions(argv, { "data-dir": { type: "string" }, env: { type: "string" } });
+    const parsed = parseOptions(argv, { "data-dir": { type: "string" }, env: { type: "string" }, unit: { type: "string" } });
     if (typeof parsed === "string") return usageError(this, parsed);
     const [cause, ...words] = parsed.positionals;
     if (cause === undefined) return usageError(this);
     if (!isAlertCause(cause)) return usageError(this, `unknown cause ${JSON.stringify(cause)}; causes: ${Object.keys(ALERT_CAUSES).join(", ")}`);
-    const text = words.join(" ").trim();
+    const unit = parsed.values.unit;
+    if (unit !== undefined && (cause !== "unit_failed" || !isUnitName(unit))) return usageError(this, `--unit takes a unit name (docket.service), with the cause unit_failed`);
+    const said = words.join(" ").trim();
+    const text = unit === undefined ? said : `${unitFailureText(unit, monitorResult(process.env))}${said ? ` ${said}` : ""}`;
     if (!text) return usageError(this, "say what happened: docket notify CAUSE TEXT");
     // The env file is root's: read the bot's configuration before giving up root.
     const loaded = botConfig(parsed.values.env);
@@ -81,6 +90,14 @@ export const notifyCommand: Command = {
           await outbox!.send(api!, chatId, { text: message });
         },
       });
+      if (unit !== undefined) {
+        const recent = (await store.alertsSince(Date.now() - 3_600_000)).map((a) => ({ cause: a.cause, createdAt: Date.parse(a.createdAt) }));
+        const told = coveredBy(unit, recent, Date.now());
+        if (told) {
+          log.info({ unit, cause: told.cause }, `${unit} failed; the admins were told already (${told.cause} at ${new Date(told.at).toISOString()}): not recorded again`);
+          return 0;
+        }
+      }
       await alerts.record(cause, text, "cli");
       if (!config) {
         log.warn({ problem: "problem" in loaded ? loaded.problem : "" }, "recorded; the bot sends it when it runs (no configuration here to send it now)");

@@ -33,7 +33,7 @@ unstage_unit() {
 data_dir_dropins() {
   local d
   if [ "$DATA_DIR" = "$DEFAULT_DATA_DIR" ] && [ "$BOT_API_DIR" = "$DEFAULT_DATA_DIR/bot-api" ]; then
-    for d in docket.service.d docket-janitor.service.d docket-backup.service.d docket-backup-verify.service.d; do unstage_unit "$d/20-data-dir.conf"; done
+    for d in docket.service.d docket-janitor.service.d docket-backup.service.d docket-backup-verify.service.d docket-alert@.service.d; do unstage_unit "$d/20-data-dir.conf"; done
     return 0
   fi
   for d in docket.service.d docket-janitor.service.d; do
@@ -44,6 +44,9 @@ data_dir_dropins() {
     printf '[Service]\n# DATA_DIR is %s (install.sh --data-dir).\nReadWritePaths=\nReadWritePaths=%s/db %s/backups\n' "$DATA_DIR" "$DATA_DIR" "$DATA_DIR" |
       stage_unit "$d/20-data-dir.conf"
   done
+  # The alert unit (docket notify unit_failed) writes the alert row into the database only.
+  printf '[Service]\n# DATA_DIR is %s (install.sh --data-dir).\nReadWritePaths=\nReadWritePaths=%s/db\n' "$DATA_DIR" "$DATA_DIR" |
+    stage_unit "docket-alert@.service.d/20-data-dir.conf"
 }
 
 # Sizing of docket.service (docs/sizing.md, measured with bench/units/resources.ts): the bot

@@ -130,10 +130,11 @@ describe("install.sh --data-dir moves every data directory (issue 9 item 6)", ()
       );
     }
     expect(readFileSync(join(unitDir, "docket-backup.service.d/20-data-dir.conf"), "utf8")).toContain("ReadWritePaths=/srv/docket/db /srv/docket/backups\n");
+    expect(readFileSync(join(unitDir, "docket-alert@.service.d/20-data-dir.conf"), "utf8")).toContain("ReadWritePaths=\nReadWritePaths=/srv/docket/db\n");
     // The installed units with their drop-ins still verify (systemd.test.ts covers a missing tool).
     if (toolPath("systemd-analyze")) {
       prepareVerifyRoot(root);
-      const v = runCmd(["systemd-analyze", "verify", `--root=${root}`, "docket.service", "docket-janitor.service", "docket-backup.service"]);
+      const v = runCmd(["systemd-analyze", "verify", `--root=${root}`, "docket.service", "docket-janitor.service", "docket-backup.service", "docket-alert@.service"]);
       expect(v.stderr + v.stdout).toBe("");
       expect(v.status).toBe(0);
     }

@@ -185,7 +185,7 @@ describe("install.sh --root", () => {
     expect(existsSync(join(link, "test"))).toBe(false);
 
     // Units copied verbatim, 0644.
-    for (const u of ["docket.service", "docket-janitor.service", "docket-janitor.timer", "docket-backup.service", "docket-backup.timer", "docket-failure@.service", "docket-bot-api.service", "docket-nginx.service"]) {
+    for (const u of ["docket.service", "docket-janitor.service", "docket-janitor.timer", "docket-backup.service", "docket-backup.timer", "docket-failure@.service", "docket-alert@.service", "docket-bot-api.service", "docket-nginx.service"]) {
       const p = join(root, "etc/systemd/system", u);
       expect(modeOf(p)).toBe("644");
       expect(readFileSync(p, "utf8")).toBe(readFileSync(join(repoRoot, "systemd", u), "utf8"));

@@ -54,8 +54,12 @@ describe.skipIf(!haveAnalyze)("systemd-analyze security --offline=yes", () => {
     expect(exposure("docket-failure@.service")).toBeLessThanOrEqual(2.5);
   });
 
+  it("the alert unit (docket notify as the bot's user) is at most 2.5 too", () => {
+    expect(exposure("docket-alert@.service")).toBeLessThanOrEqual(2.5);
+  });
+
   it("every service of the bundle has memory and task ceilings", () => {
-    for (const u of ["docket.service", "docket-janitor.service", "docket-backup.service", "docket-backup-verify.service", "docket-failure@.service", "docket-bot-api.service", "docket-nginx.service"]) {
+    for (const u of ["docket.service", "docket-janitor.service", "docket-backup.service", "docket-backup-verify.service", "docket-failure@.service", "docket-alert@.service", "docket-bot-api.service", "docket-nginx.service"]) {
       expect([u, directive(u, "MemoryMax").length, directive(u, "TasksMax").length]).toEqual([u, 1, 1]);
     }
     expect(directive("docket.service", "MemoryHigh")).toHaveLength(1);

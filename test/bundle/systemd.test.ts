@@ -61,6 +61,8 @@ function pick(unit: string, section: string, expected: Record<string, string>): 
 
 const ready = toolReady("systemd-analyze");
 let root = "";
+/** OnFailure= of every docket unit: the alert to the admins (issue 10 item 3) and the operator's hook. */
+const ON_FAILURE = "docket-failure@%n.service docket-alert@%n.service";
 
 beforeAll(() => {
   root = makeTempDir("systemd-root");
@@ -72,6 +74,7 @@ afterAll(() => removeDir(root));
 describe.skipIf(!ready)("systemd-analyze verify", () => {
   it("accepts every unit with no warning at all", () => {
     expect(unitNames).toEqual([
+      "docket-alert@.service",
       "docket-backup-verify.service",
       "docket-backup-verify.timer",
       "docket-backup.service",
@@ -147,7 +150,7 @@ describe("unit directives", () => {
       ReadOnlyPaths: "-/var/lib/docket/bot-api",
     };
     expect(pick(s, "Service", service)).toEqual(service);
-    expect(get(s, "Unit", "OnFailure")).toBe("docket-failure@%n.service");
+    expect(get(s, "Unit", "OnFailure")).toBe(ON_FAILURE);
     const rw = get(s, "Service", "ReadWritePaths")!.split(/\s+/).sort();
     expect(rw).toEqual(["/var/lib/docket/db", "/var/lib/docket/downloads", "/var/lib/docket/results", "/var/lib/docket/work"]);
   });
@@ -164,7 +167,7 @@ describe("unit directives", () => {
     expect(get("docket-backup.service", "Service", "ExecStart")).toBe("/opt/docket/current/scripts/backup.sh $BACKUP_ARGS");
     expect(get("docket-backup.service", "Service", "ReadWritePaths")).toBe("/var/lib/docket/db /var/lib/docket/backups");
     for (const u of ["docket-janitor.service", "docket-backup.service"]) {
-      expect(get(u, "Unit", "OnFailure")).toBe("docket-failure@%n.service");
+      expect(get(u, "Unit", "OnFailure")).toBe(ON_FAILURE);
     }
     expect(get("docket-janitor.timer", "Timer", "OnCalendar")).toBe("hourly");
     expect(get("docket-backup.timer", "Timer", "Persistent")).toBe("true");
@@ -182,7 +185,7 @@ describe("unit directives", () => {
       ProtectSystem: "strict",
     };
     expect(pick("docket-backup-verify.service", "Service", service)).toEqual(service);
-    expect(get("docket-backup-verify.service", "Unit", "OnFailure")).toBe("docket-failure@%n.service");
+    expect(get("docket-backup-verify.service", "Unit", "OnFailure")).toBe(ON_FAILURE);
     for (const u of ["docket-backup.service", "docket-backup-verify.service"]) {
       expect(all(u, "Service", "EnvironmentFile")).toEqual(["/etc/docket/docket.env", "-/etc/docket/restic.env"]);
       expect(pick(u, "Service", { LoadCredential: "", SetCredential: "", CacheDirectory: "" })).toEqual({
@@ -204,7 +207,7 @@ describe("unit directives", () => {
       const unit = {
         Requires: "docker.service",
         Before: "docket.service",
-        OnFailure: "docket-failure@%n.service",
+        OnFailure: ON_FAILURE,
         StartLimitBurst: "5",
       };
       expect(pick(u, "Unit", unit)).toEqual(unit);
@@ -223,6 +226,29 @@ describe("unit directives", () => {
     expect(get("docket.service", "Unit", "After")!.split(/\s+/)).toEqual(expect.arrayContaining(["docket-bot-api.service", "docket-nginx.service"]));
     // A container's failure never stops the bot: no Requires=/BindsTo= on them.
     expect([get("docket.service", "Unit", "Requires"), get("docket.service", "Unit", "BindsTo")]).toEqual([undefined, undefined]);
+  });
+
+  it("every unit that can fail starts both the alert to the admins and the operator's hook; neither of those has one", () => {
+    const failing = unitNames.filter((n) => n.endsWith(".service") && !n.includes("@"));
+    expect(failing.map((u) => [u, get(u, "Unit", "OnFailure")])).toEqual(failing.map((u) => [u, ON_FAILURE]));
+    expect([get("docket-alert@.service", "Unit", "OnFailure"), get("docket-failure@.service", "Unit", "OnFailure")]).toEqual([undefined, undefined]);
+  });
+
+  it("the alert unit runs docket notify as the bot's user, writing only the database (issue 10 item 3)", () => {
+    const service = {
+      Type: "oneshot",
+      User: "docket",
+      Group: "docket",
+      EnvironmentFile: "/etc/docket/docket.env",
+      WorkingDirectory: "/opt/docket/current",
+      ExecStart: "/usr/local/bin/bun bot/cli/main.ts notify unit_failed --unit %i",
+      ReadWritePaths: "/var/lib/docket/db",
+      NoNewPrivileges: "yes",
+      ProtectSystem: "strict",
+      CapabilityBoundingSet: "",
+    };
+    expect(pick("docket-alert@.service", "Service", service)).toEqual(service);
+    expect(get("docket-alert@.service", "Service", "LoadCredential")).toBeUndefined();
   });
 
   it("the failure unit runs the operator hook only when it exists", () => {
