@@ -85,12 +85,12 @@ if [ -n "$SNAPSHOT" ]; then
     # A dry run still checks the snapshot itself: restored into a throwaway directory.
     BACKUP="$(mktemp -d)"
     trap 'rm -f "$RESTIC_ERR"; rm -rf "$BACKUP"' EXIT
-    restic_run restore "$snap_id" --target "$BACKUP" >/dev/null || die "$(restic_explain "$RESTIC_ERR")"
+    restic_restore "$snap_id" "$BACKUP" || die "$(restic_explain "$RESTIC_ERR")"
   else
     run rm -rf "$BACKUP.partial"
     run mkdir -p "$BACKUP.partial"
     show_cmd restic restore "$snap_id" --target "$BACKUP.partial"
-    restic_run restore "$snap_id" --target "$BACKUP.partial" >/dev/null || die "$(restic_explain "$RESTIC_ERR")"
+    restic_restore "$snap_id" "$BACKUP.partial" || die "$(restic_explain "$RESTIC_ERR")"
     run mv "$BACKUP.partial" "$BACKUP"
     if [ "$(id -u)" = 0 ] && user_exists docket; then run chown -R docket:docket "$BACKUP"; fi
   fi

@@ -114,3 +114,39 @@ restic_explain() {
 
 # restic_run ARG… — restic with the flags above; stderr goes to $RESTIC_ERR (set by the caller).
 restic_run() { "$RESTIC_CMD" "${RESTIC_FLAGS[@]}" "$@" 2>"$RESTIC_ERR"; }
+
+# restic_restore SNAPSHOT TARGET — `restic restore SNAPSHOT --target TARGET`. restic 0.14 (Debian 12)
+# draws no progress of its own for a restore, so on a terminal the bytes restored so far (the size of
+# TARGET, against the snapshot's restore size from `restic stats`) are redrawn in place every second;
+# off a terminal (the journal) nothing is printed. Issue 10 item 6: "progress on a TTY, quiet in the journal".
+restic_restore() {
+  local snap="$1" target="$2" total pid status
+  if [ ! -t 2 ]; then
+    restic_run restore "$snap" --target "$target" >/dev/null
+    return
+  fi
+  total="$(restic_run stats --mode restore-size --json "$snap" | sed -n 's/.*"total_size":\([0-9]*\).*/\1/p')" || total=""
+  restic_run restore "$snap" --target "$target" >/dev/null &
+  pid=$!
+  while :; do
+    restore_progress_line "$target" "$total"
+    kill -0 "$pid" 2>/dev/null || break
+    sleep 1
+  done
+  status=0
+  wait "$pid" || status=$?
+  if [ "$status" = 0 ]; then restore_progress_line "$target" "$total"; fi
+  printf '\r\033[K' >&2
+  return "$status"
+}
+
+# restore_progress_line DIR TOTAL — "  restic restore: 12.0 MiB of 40.0 MiB (30 %)", redrawn in place.
+restore_progress_line() {
+  local got
+  got="$(du -sb "$1" 2>/dev/null | cut -f1)"
+  awk -v got="${got:-0}" -v total="${2:-0}" 'function mib(b) { return sprintf("%.1f MiB", b / 1048576) }
+    BEGIN {
+      if (total > 0) { if (got > total) got = total; printf "\r\033[K  restic restore: %s of %s (%d %%)", mib(got), mib(total), got * 100 / total }
+      else printf "\r\033[K  restic restore: %s", mib(got)
+    }' >&2
+}

@@ -21,21 +21,24 @@ let root = "";
 let repo = "";
 let alerts = "";
 
+/** The environment of every run: the throwaway root's settings only (none of this host's). */
+const backupEnv: Record<string, string | undefined> = {
+  DATA_DIR: "/var/lib/docket",
+  BACKUP_DIR: undefined,
+  BACKUP_KEEP: undefined,
+  RESTIC_REPOSITORY: undefined,
+  RESTIC_PASSWORD: undefined,
+  RESTIC_PASSWORD_FILE: undefined,
+  DOCKET_RESTIC_LOADED: undefined,
+};
 const backup = (args: string[] = [], env: Record<string, string | undefined> = {}) =>
   runCmd(["bash", "scripts/backup.sh", "--root", root, "--hooks-dir", "/etc/docket/backup", ...args], {
-    env: {
-      DATA_DIR: "/var/lib/docket",
-      BACKUP_DIR: undefined,
-      BACKUP_KEEP: undefined,
-      RESTIC_REPOSITORY: undefined,
-      RESTIC_PASSWORD: undefined,
-      RESTIC_PASSWORD_FILE: undefined,
-      DOCKET_RESTIC_LOADED: undefined,
-      DOCKET_NOTIFY: join(work, "notify"),
-      ...env,
-    },
+    env: { ...backupEnv, DOCKET_NOTIFY: join(work, "notify"), ...env },
     timeoutMs: 120_000,
   });
+/** `argv` on a pseudo-terminal (script(1)): what an operator at a shell sees; stdout and stderr both land in `stdout`. */
+const onTerminal = (argv: string[], env: Record<string, string | undefined> = {}) =>
+  runCmd(["script", "--quiet", "--return", "--command", argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" "), "/dev/null"], { env: { ...backupEnv, ...env }, timeoutMs: 120_000 });
 const restic = (args: string[]) =>
   runCmd(["restic", "--no-cache", ...args], { env: { RESTIC_REPOSITORY: repo, RESTIC_PASSWORD_FILE: join(root, "etc/docket/restic-password") } });
 const snapshots = () => JSON.parse(restic(["snapshots", "--json"]).stdout) as { short_id: string; hostname: string; tags: string[] }[];
@@ -132,6 +135,34 @@ describe.skipIf(!ready)("backup.sh with a restic repository", () => {
     } finally {
       writeFileSync(join(root, "etc/docket/restic-password"), `${PASSWORD}\n`);
     }
+  });
+});
+
+describe.skipIf(!ready || !toolReady("script"))("progress on a terminal, quiet in the journal (issue 10 item 6)", () => {
+  // A line redrawn in place: carriage return, erase to the end of the line, the text.
+  const redrawn = (out: string, what: RegExp) => out.split("\r\x1b[K").some((part) => what.test(part));
+
+  it("backup.sh: the restic upload's percentage is redrawn on a terminal, never printed off one", () => {
+    const r = onTerminal(["bash", "scripts/backup.sh", "--root", root, "--hooks-dir", "/etc/docket/backup"], { DOCKET_NOTIFY: join(work, "notify") });
+    expect(r.status, r.stdout).toBe(0);
+    // restic's status messages: at least its first (0 %) and, for new data, its last (100 %).
+    expect(redrawn(r.stdout, /^  restic: \d+ %/)).toBe(true);
+    expect(r.stdout).toMatch(/  restic snapshot [0-9a-f]{8} saved \(/);
+    const quiet = backup();
+    expect(quiet.status).toBe(0);
+    expect(quiet.stderr).not.toMatch(/\r|\x1b|restic: \d+ %/);
+  });
+
+  it("restore.sh --from-restic: the bytes restored so far against the snapshot's size on a terminal; nothing off one", () => {
+    const args = ["--no-service", "--root", root, "--data-dir", "/var/lib/docket-restore-tty", "--from-restic", "latest"];
+    const r = onTerminal(["bash", "scripts/restore.sh", ...args]);
+    expect(r.status, r.stdout).toBe(0);
+    expect(redrawn(r.stdout, /^  restic restore: \d+\.\d MiB of \d+\.\d MiB \(100 %\)/)).toBe(true);
+    rmSync(join(root, "var/lib/docket-restore-tty"), { recursive: true, force: true });
+    const quiet = runCmd(["bash", "scripts/restore.sh", ...args], { env: backupEnv, timeoutMs: 120_000 });
+    expect(quiet.status, quiet.stderr).toBe(0);
+    expect(quiet.stderr).not.toMatch(/\r|\x1b|restic restore: /);
+    rmSync(join(root, "var/lib/docket-restore-tty"), { recursive: true, force: true });
   });
 });
 

@@ -123,6 +123,20 @@ describe.skipIf(!ready)("docket backup verify (restic)", () => {
     expect(r.status).toBe(0);
     expect(readdirSync(backupsDir()).filter((n) => n.startsWith(".verify-") || n.startsWith("restic-"))).toEqual([]);
   });
+
+  it.skipIf(!toolReady("script"))("on a terminal the restore's steps are redrawn in place, then the verdict; off one only the verdict line (issue 10 item 6)", () => {
+    const argv = [process.execPath, "--no-env-file", "bot/cli/main.ts", "backup", "verify", "--root", root];
+    const quoted = argv.map((a) => `'${a.replaceAll("'", `'\\''`)}'`).join(" ");
+    const tty = runCmd(["script", "--quiet", "--return", "--command", quoted, "/dev/null"], { env: env(), timeoutMs: 120_000 });
+    expect(tty.status, tty.stdout).toBe(0);
+    const drawn = tty.stdout.split("\r\x1b[K").filter((p) => p.startsWith("  restore: ")).map((p) => p.slice("  restore: ".length));
+    expect(drawn).toEqual(expect.arrayContaining(["fetch restic snapshot latest", "verify the backup"]));
+    expect(tty.stdout).toMatch(/\r\x1b\[Kbackup verify: OK restic snapshot [0-9a-f]{8} /);
+    const quiet = verify();
+    expect(quiet.status).toBe(0);
+    expect(quiet.stdout.split("\n").filter(Boolean)).toHaveLength(1);
+    expect(quiet.stdout + quiet.stderr).not.toMatch(/\r|\x1b|restore: /);
+  });
 });
 
 describe("the verdict rules (pure)", () => {
