@@ -138,6 +138,17 @@ test("a Bot API that refuses or never answers: readyz and healthz answer 503 nam
   }
 }, 30_000);
 
+test("a closed outbox fails livez, naming it, while readyz knows nothing of it", async () => {
+  stack = await startStack({ runner: copyRunner() });
+  const started = opsFor(stack, { downloadBudget: 1048576 });
+  ops = started.ops;
+  expect((await get(`${started.base}/livez`)).status).toBe(200);
+  await stack.app.outbox.close();
+  const live = await get(`${started.base}/livez`);
+  expect([live.status, live.body.ok, live.body.checks.outbox, live.body.checks.pools.ok, live.body.checks.eventLoop.ok]).toEqual([503, false, { ok: false, detail: "closed: chat messages are not delivered" }, true, true]);
+  expect((await get(`${started.base}/readyz`)).status).toBe(200);
+});
+
 test("shutdown: a probe already waiting on a check and every later request answer 503 'stopping' at once", async () => {
   stack = await startStack({ runner: copyRunner() });
   const silent = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Promise<Response>(() => {}) });
