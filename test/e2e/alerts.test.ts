@@ -7,13 +7,13 @@
  */
 import { afterEach, expect, test } from "vitest";
 import type { Config } from "../../bot/config.ts";
-import { operatorApi } from "../../bot/ops/operator-api.ts";
-import { Ops } from "../../bot/ops/runtime.ts";
+import type { Ops } from "../../bot/ops/runtime.ts";
 import type { ProcessRunner } from "../../bot/worker/types.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { copyRunner } from "../support/copy-runner.ts";
 import { sample } from "../support/prom-text.ts";
 import { startStack, type Stack, type StackOptions } from "../support/stack.ts";
+import { runningOps } from "../support/ops.ts";
 
 let stack: Stack | null = null;
 let ops: Ops | null = null;
@@ -28,10 +28,9 @@ afterEach(async () => {
 async function withOps(overrides: (s: Stack) => Partial<Config>, opts: StackOptions = {}): Promise<{ s: Stack; ops: Ops; base: string }> {
   stack = await startStack({ runner: copyRunner(), ...opts });
   const s = stack;
-  ops = new Ops({ config: { ...s.config, ...overrides(s) }, app: s.app, log: s.app.services.log, api: operatorApi(s.config.token, s.config.apiRoot), monitorIntervalMs: 100, ttlMs: { disk: 0 } });
-  const base = `http://127.0.0.1:${ops.listen(0).port}`;
-  ops.markRunning();
-  return { s, ops, base };
+  const started = runningOps(s, overrides(s), { monitorIntervalMs: 100, ttlMs: { disk: 0 } });
+  ops = started.ops;
+  return { s, ops, base: started.base };
 }
 
 const lines = (s: Stack) => s.logs.map((l) => JSON.parse(l) as Record<string, unknown> & { msg: string; level: number });

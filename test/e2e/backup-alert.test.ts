@@ -12,14 +12,14 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { operatorApi } from "../../bot/ops/operator-api.ts";
-import { Ops } from "../../bot/ops/runtime.ts";
+import type { Ops } from "../../bot/ops/runtime.ts";
 import { REPO_ROOT } from "../../scripts/demo/bot-process.ts";
 import { makeTempDir, removeDir, runCmdAsync } from "../bundle/helpers";
 import { copyRunner } from "../support/copy-runner.ts";
 import { sample } from "../support/prom-text.ts";
 import { startStack, type Stack } from "../support/stack.ts";
 import { toolReady } from "../support/tools.ts";
+import { runningOps } from "../support/ops.ts";
 
 const ready = toolReady("sqlite3") && toolReady("restic");
 const PASSWORD = "a long restic password for the test";
@@ -35,9 +35,7 @@ beforeAll(async () => {
   stack = await startStack({ runner: copyRunner() });
   const s = stack;
   admin = s.em.user({ language_code: "en" }).id;
-  ops = new Ops({ config: { ...s.config, adminUserIds: [admin], hostId: "vps-backup", downloadBudget: 1048576 }, app: s.app, log: s.app.services.log, api: operatorApi(s.config.token, s.config.apiRoot), monitorIntervalMs: 100, ttlMs: { backup: 0 } });
-  base = `http://127.0.0.1:${ops.listen(0).port}`;
-  ops.markRunning();
+  ({ ops, base } = runningOps(s, { adminUserIds: [admin], hostId: "vps-backup", downloadBudget: 1048576 }, { monitorIntervalMs: 100, ttlMs: { backup: 0 } }));
   mkdirSync(join(work, "hooks/pre.d"), { recursive: true });
   mkdirSync(join(work, "hooks/post.d"), { recursive: true });
   writeFileSync(join(work, "restic-password"), `${PASSWORD}\n`, { mode: 0o600 });

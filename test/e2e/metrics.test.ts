@@ -8,11 +8,11 @@
 import { afterEach, expect, test } from "vitest";
 import { writeBackupStatus } from "../../bot/backup/status.ts";
 import { buildInfo } from "../../bot/ops/build-info.ts";
-import { operatorApi } from "../../bot/ops/operator-api.ts";
-import { Ops } from "../../bot/ops/runtime.ts";
+import type { Ops } from "../../bot/ops/runtime.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
 import { families, sample } from "../support/prom-text.ts";
 import { startStack, type Stack } from "../support/stack.ts";
+import { runningOps } from "../support/ops.ts";
 
 let stack: Stack | null = null;
 let ops: Ops | null = null;
@@ -27,9 +27,9 @@ test("after a PDF, a refused file, a 429 and a janitor pass, every family says w
   const t0 = Date.now() / 1000;
   stack = await startStack();
   const s = stack;
-  ops = new Ops({ config: s.config, app: s.app, log: s.app.services.log, api: operatorApi(s.config.token, s.config.apiRoot) });
-  const base = `http://127.0.0.1:${ops.listen(0).port}`;
-  ops.markRunning();
+  const started = runningOps(s);
+  ops = started.ops;
+  const base = started.base;
   const scrape = async () => (await fetch(`${base}/metrics`)).text();
 
   const u = s.em.user({ language_code: "en" });

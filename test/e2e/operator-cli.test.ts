@@ -16,12 +16,12 @@ import type { Config } from "../../bot/config.ts";
 import { openDbReadOnly } from "../../bot/db/open.ts";
 import { SqliteJobStore } from "../../bot/jobs/sqlite-store.ts";
 import { buildInfo } from "../../bot/ops/build-info.ts";
-import { operatorApi } from "../../bot/ops/operator-api.ts";
-import { Ops } from "../../bot/ops/runtime.ts";
+import type { Ops } from "../../bot/ops/runtime.ts";
 import { REPO_ROOT } from "../../scripts/demo/bot-process.ts";
 import { copyRunner } from "../support/copy-runner.ts";
 import { freePort } from "../support/ports.ts";
 import { startStack, type Stack } from "../support/stack.ts";
+import { runningOps } from "../support/ops.ts";
 
 let stack: Stack | null = null;
 let ops: Ops | null = null;
@@ -53,10 +53,9 @@ function envFor(s: Stack, httpPort: number, admin: number): Record<string, strin
 
 /** The stack's Ops, running, on a free port. */
 function startOps(s: Stack, overrides: Partial<Config> = {}): number {
-  ops = new Ops({ config: { ...s.config, hostId: "vps-cli", ...overrides }, app: s.app, log: s.app.services.log, api: operatorApi(s.config.token, s.config.apiRoot), monitorIntervalMs: 100 });
-  const port = ops.listen(0).port;
-  ops.markRunning();
-  return port;
+  const started = runningOps(s, { hostId: "vps-cli", ...overrides }, { monitorIntervalMs: 100 });
+  ops = started.ops;
+  return started.port;
 }
 
 const toChat = (s: Stack, id: number) => s.em.calls.filter((c) => c.method === "sendMessage" && c.chatId === id && c.ok).map((c) => String(c.params.text));

@@ -7,9 +7,9 @@
 import { afterEach, expect, test } from "vitest";
 import { writeBackupStatus } from "../../bot/backup/status.ts";
 import type { Config } from "../../bot/config.ts";
-import { operatorApi } from "../../bot/ops/operator-api.ts";
-import { Ops } from "../../bot/ops/runtime.ts";
+import type { Ops } from "../../bot/ops/runtime.ts";
 import { copyRunner } from "../support/copy-runner.ts";
+import { runningOps } from "../support/ops.ts";
 import { startStack, type Stack } from "../support/stack.ts";
 
 let stack: Stack | null = null;
@@ -23,14 +23,8 @@ afterEach(async () => {
   ops = null;
 });
 
-/** The bot's Ops around the stack's app (as bot/main.ts wires it), listening on a free port, running. */
-function opsFor(s: Stack, overrides: Partial<Config> = {}, apiRoot = s.config.apiRoot): { ops: Ops; base: string } {
-  const config: Config = { ...s.config, ...overrides };
-  const o = new Ops({ config, app: s.app, log: s.app.services.log, api: operatorApi(s.config.token, apiRoot) });
-  const server = o.listen(0);
-  o.markRunning();
-  return { ops: o, base: `http://127.0.0.1:${server.port}` };
-}
+/** The bot's Ops around the stack's app, listening on a free port, running; `apiRoot` for getMe. */
+const opsFor = (s: Stack, overrides: Partial<Config> = {}, apiRoot = s.config.apiRoot) => runningOps(s, overrides, { apiRoot });
 
 async function get(url: string): Promise<{ status: number; body: any }> {
   const res = await fetch(url, { signal: AbortSignal.timeout(10_000) });

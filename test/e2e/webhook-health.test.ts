@@ -9,12 +9,12 @@
 import { afterEach, expect, test } from "vitest";
 import type { Config } from "../../bot/config.ts";
 import { startWebhook, type WebhookServer } from "../../bot/intake/webhook.ts";
-import { operatorApi } from "../../bot/ops/operator-api.ts";
-import { Ops } from "../../bot/ops/runtime.ts";
+import type { Ops } from "../../bot/ops/runtime.ts";
 import { rawCall } from "../emulator/raw-call.ts";
 import { copyRunner } from "../support/copy-runner.ts";
 import { freePort } from "../support/ports.ts";
 import { startStack, type Stack } from "../support/stack.ts";
+import { runningOps } from "../support/ops.ts";
 
 let stack: Stack | null = null;
 let ops: Ops | null = null;
@@ -52,9 +52,9 @@ test("Telegram cannot deliver (nginx answers 502): one error line, readyz 503 na
       if (attempt >= 5 || !/EADDRINUSE|in use/i.test(String((err as { code?: string }).code ?? err))) throw err;
     }
   }
-  ops = new Ops({ config, app: s.app, log: s.app.services.log, api: operatorApi(s.config.token, s.config.apiRoot), monitorIntervalMs: 100, ttlMs: { webhook: 0 } });
-  const base = `http://127.0.0.1:${ops.listen(0).port}`;
-  ops.markRunning();
+  const started = runningOps(s, config, { monitorIntervalMs: 100, ttlMs: { webhook: 0 } });
+  ops = started.ops;
+  const base = started.base;
   const readyz = async () => {
     const r = await fetch(`${base}/readyz`);
     return { status: r.status, webhook: (await r.json()).checks.webhook as { ok: boolean; detail: string } };
