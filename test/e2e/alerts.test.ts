@@ -65,13 +65,15 @@ test("repeated processing crashes: three crashed tries make one processing_crash
     throw new ProcessingError("processing_crashed", {}, "processor child died without a result (signal SIGSEGV)");
   }) as unknown as ProcessRunner;
   let admin = 0;
-  const { s } = await withOps((st) => ({ adminUserIds: [(admin = st.em.user().id)] }), { runner: crashing, env: { MAX_ATTEMPTS: "3" } });
+  const { s, base } = await withOps((st) => ({ adminUserIds: [(admin = st.em.user().id)] }), { runner: crashing, env: { MAX_ATTEMPTS: "3" } });
   const u = s.em.user();
   const sent = await u.sendDocument({ bytes: new Uint8Array(300).fill(2), file_name: "c.bin" });
   expect((await s.waitJob((await s.jobFor(u.chatId, sent.message_id)).id)).reason).toBe("processing_crashed");
   const toAdmin = () => s.em.calls.filter((c) => c.method === "sendMessage" && c.chatId === admin && c.ok).map((c) => String(c.params.text));
   await expect.poll(toAdmin).toHaveLength(1);
   expect(toAdmin()[0]).toMatch(/^⚠️ docket on \S+: repeated processing crashes\n3 processing tries crashed in the last 10 min \(reason processing_crashed\): /);
+  const m = await (await fetch(`${base}/metrics`)).text();
+  expect(sample(m, "docket_try_failures_total", { step: "processing", reason: "processing_crashed" })).toBe(3);
 });
 
 test("no ADMIN_USER_IDS: the alert stays in the journal (no_admins), with one line saying how to get them", async () => {

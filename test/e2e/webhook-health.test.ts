@@ -15,6 +15,7 @@ import { copyRunner } from "../support/copy-runner.ts";
 import { freePort } from "../support/ports.ts";
 import { startStack, type Stack } from "../support/stack.ts";
 import { runningOps } from "../support/ops.ts";
+import { sample } from "../support/prom-text.ts";
 
 let stack: Stack | null = null;
 let ops: Ops | null = null;
@@ -74,8 +75,11 @@ test("Telegram cannot deliver (nginx answers 502): one error line, readyz 503 na
   const alerts = () => s.em.calls.filter((c) => c.method === "sendMessage" && c.chatId === admin && c.ok).map((c) => String(c.params.text));
   await expect.poll(alerts).toHaveLength(1);
   expect(alerts()[0]).toMatch(/^⚠️ docket on vps-hook: webhook in error\nTelegram cannot deliver to the webhook: "Wrong response from the webhook: 502 Bad Gateway" at /);
-  // The emulator reports what the server reports.
-  expect((await rawCall(s.em, "getWebhookInfo")).body.result).toMatchObject({ pending_update_count: 1, last_error_message: "Wrong response from the webhook: 502 Bad Gateway" });
+  // The emulator reports what the server reports, and /metrics what the check saw.
+  const info = (await rawCall(s.em, "getWebhookInfo")).body.result as { pending_update_count: number; last_error_date: number };
+  expect(info).toMatchObject({ pending_update_count: 1, last_error_message: "Wrong response from the webhook: 502 Bad Gateway" });
+  const m = await (await fetch(`${base}/metrics`)).text();
+  expect([sample(m, "docket_webhook_pending_updates"), sample(m, "docket_webhook_last_error_timestamp_seconds"), sample(m, "docket_ready_check", { check: "webhook" })]).toEqual([1, info.last_error_date, 0]);
   // More rounds while it stays broken: still that one line.
   const rounds = s.em.count("getWebhookInfo");
   await expect.poll(() => s.em.count("getWebhookInfo")).toBeGreaterThan(rounds + 3);
@@ -91,4 +95,6 @@ test("Telegram cannot deliver (nginx answers 502): one error line, readyz 503 na
   await expect.poll(() => recovered().map((l) => l.level)).toEqual([30]);
   expect((await readyz()).webhook.detail).toMatch(/^delivering to \S+ \(pending_update_count 0; last error "Wrong response from the webhook: 502 Bad Gateway" at \S+Z has passed\)$/);
   expect((await rawCall(s.em, "getWebhookInfo")).body.result).toMatchObject({ last_error_message: "Wrong response from the webhook: 502 Bad Gateway" });
+  const after = await (await fetch(`${base}/metrics`)).text();
+  expect([sample(after, "docket_webhook_pending_updates"), sample(after, "docket_ready_check", { check: "webhook" })]).toEqual([0, 1]);
 }, 60_000);
