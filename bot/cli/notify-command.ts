@@ -25,7 +25,7 @@ import { SqliteJobStore } from "../jobs/sqlite-store.ts";
 import { createLogger } from "../log.ts";
 import { ALERT_CAUSES, isAlertCause } from "../ops/alert-policy.ts";
 import { Alerts } from "../ops/alerts.ts";
-import { coveredBy, isUnitName, monitorResult, unitFailureText } from "../ops/unit-failure.ts";
+import { coveredBy, isUnitName, monitorFromShow, monitorResult, unitFailureText, type MonitorResult } from "../ops/unit-failure.ts";
 import { Outbox } from "../outbox/index.ts";
 import { becomeOwnerOf } from "./become-owner.ts";
 import { botConfig } from "./bot-config.ts";
@@ -49,6 +49,21 @@ async function botWillSend(port: number): Promise<boolean> {
   }
 }
 
+/**
+ * How `unit`'s last run ended: systemd's MONITOR_* variables (an OnFailure= unit, systemd ≥ 251), else
+ * `systemctl show` of the unit (older systemd; `$SYSTEMCTL` replaces the command), else nothing known.
+ */
+function failedRun(unit: string): MonitorResult {
+  const m = monitorResult(process.env);
+  if (m.result !== undefined || m.code !== undefined) return m;
+  try {
+    const r = Bun.spawnSync([process.env.SYSTEMCTL || "systemctl", "show", "--property=Result,ExecMainCode,ExecMainStatus", unit], { stdout: "pipe", stderr: "ignore", timeout: 5000 });
+    return r.exitCode === 0 ? monitorFromShow(r.stdout.toString()) : m;
+  } catch {
+    return m; // no systemctl here
+  }
+}
+
 /** `docket notify …` */
 export const notifyCommand: Command = {
   usage: `docket notify ${Object.keys(ALERT_CAUSES).join("|")} TEXT… [--data-dir DIR] [--env FILE]\n       docket notify unit_failed --unit UNIT [TEXT…]   (OnFailure=: the text from systemd's MONITOR_* variables)`,
@@ -61,7 +76,7 @@ export const notifyCommand: Command = {
     const unit = parsed.values.unit;
     if (unit !== undefined && (cause !== "unit_failed" || !isUnitName(unit))) return usageError(this, `--unit takes a unit name (docket.service), with the cause unit_failed`);
     const said = words.join(" ").trim();
-    const text = unit === undefined ? said : `${unitFailureText(unit, monitorResult(process.env))}${said ? ` ${said}` : ""}`;
+    const text = unit === undefined ? said : `${unitFailureText(unit, failedRun(unit))}${said ? ` ${said}` : ""}`;
     if (!text) return usageError(this, "say what happened: docket notify CAUSE TEXT");
     // The env file is root's: read the bot's configuration before giving up root.
     const loaded = botConfig(parsed.values.env);

@@ -6,6 +6,7 @@
  * (systemd.exec(5), "Environment variables in spawned processes"); this turns them into one sentence
  * naming the cause and the next command, and says when a unit's own alert already told the admins.
  */
+import { constants } from "node:os";
 import { EXIT_BAD_CONFIG, EXIT_TOKEN_REFUSED } from "./exit-codes.ts";
 import type { AlertCause } from "./alert-policy.ts";
 
@@ -22,6 +23,26 @@ export interface MonitorResult {
 /** The MONITOR_* variables of `env` (the unit's environment). */
 export function monitorResult(env: Readonly<Record<string, string | undefined>>): MonitorResult {
   return { result: env.MONITOR_SERVICE_RESULT || undefined, code: env.MONITOR_EXIT_CODE || undefined, status: env.MONITOR_EXIT_STATUS || undefined };
+}
+
+/** `ExecMainCode` of `systemctl show` (the CLD_* codes of waitid(2)) → MONITOR_EXIT_CODE's words. */
+const CLD: Readonly<Record<string, string>> = { "1": "exited", "2": "killed", "3": "dumped" };
+
+/**
+ * The same from `systemctl show --property=Result,ExecMainCode,ExecMainStatus UNIT`, for systemd
+ * before 251 (Ubuntu 22.04 has 249), which sets no MONITOR_* variables: `Result=exit-code`,
+ * `ExecMainCode=1`, `ExecMainStatus=78` (a signal's number when killed).
+ */
+export function monitorFromShow(text: string): MonitorResult {
+  const v = Object.fromEntries(text.split("\n").map((l) => l.split(/=(.*)/s).slice(0, 2) as [string, string]).filter(([k]) => k));
+  const code = CLD[v.ExecMainCode ?? ""];
+  const number = v.ExecMainStatus;
+  const signal = code && code !== "exited" && number ? Object.entries(constants.signals).find(([, n]) => String(n) === number)?.[0] : undefined;
+  return {
+    result: v.Result && v.Result !== "success" ? v.Result : undefined,
+    code,
+    status: code === undefined ? undefined : code === "exited" ? number || undefined : (signal ?? number) || undefined,
+  };
 }
 
 /** A unit name systemd could have started: `name.service` and the like, nothing a shell would read. */

@@ -9,10 +9,11 @@
  * - exit 78: the command sends the alert itself, naming the status, what it means and the fix; the
  *   row and SQLite's -wal/-shm belong to the unit's user;
  * - docket-backup.service after backup.sh's own backup_failed alert: the admins are not told twice;
- * - another unit within the hour: recorded, settled `suppressed` (at most once per cause per hour).
+ * - another unit within the hour, on a systemd without MONITOR_* (the ending read from `systemctl show`):
+ *   recorded, settled `suppressed` (at most once per cause per hour).
  */
 import { Database } from "bun:sqlite";
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
@@ -112,6 +113,14 @@ describe.skipIf(why !== null)("docket-alert@.service: a failed unit tells the ad
     // docket.env's keys as EnvironmentFile= hands them over; nothing answers on HTTP_PORT (the bot is down).
     const env = { BOT_TOKEN: em.token, BOT_API_ROOT: em.apiRoot, DATA_DIR: dataDir, HTTP_PORT: String(freePort()), ADMIN_USER_IDS: String(admin.id), HOST_ID: "vps-unit" };
     const toAdmin = () => em!.calls.filter((c) => c.method === "sendMessage" && c.chatId === admin.id && c.ok).map((c) => String(c.params.text));
+    const lastText = () => {
+      const d = new Database(join(db, "docket.sqlite"), { readonly: true });
+      try {
+        return d.query<{ text: string }, []>("SELECT text FROM ops_alerts ORDER BY id DESC LIMIT 1").get()?.text;
+      } finally {
+        d.close();
+      }
+    };
     const rows = () => {
       const d = new Database(join(db, "docket.sqlite"), { readonly: true });
       try {
@@ -146,10 +155,14 @@ describe.skipIf(why !== null)("docket-alert@.service: a failed unit tells the ad
     expect(covered.out).toMatch(/docket-backup\.service failed; the admins were told already \(backup_failed at \S+\): not recorded again/);
     expect(rows()).toEqual(["unit_failed sent", "backup_failed sent"]);
 
-    // Another unit within the hour: recorded, not sent (at most once per cause per hour).
-    const nginx = await runAlertUnit("docket-nginx.service", env, { MONITOR_SERVICE_RESULT: "start-limit-hit" });
+    // Another unit within the hour, on a systemd before 251 (no MONITOR_*: the command asks `systemctl show`,
+    // here a stand-in printing what systemd 249 prints): recorded with that ending, not sent (once per hour).
+    const systemctl = join(root, "systemctl");
+    writeFileSync(systemctl, "#!/bin/sh\n[ \"$*\" = 'show --property=Result,ExecMainCode,ExecMainStatus docket-nginx.service' ] || exit 1\nprintf 'Result=signal\\nExecMainCode=2\\nExecMainStatus=9\\n'\n", { mode: 0o755 });
+    const nginx = await runAlertUnit("docket-nginx.service", { ...env, SYSTEMCTL: systemctl });
     expect(nginx.code, nginx.out).toBe(0);
     expect(rows()).toEqual(["unit_failed sent", "backup_failed sent", "unit_failed suppressed"]);
+    expect(lastText()).toBe("docket-nginx.service failed: killed by SIGKILL. Its log: journalctl -u docket-nginx.service -n 50; state: systemctl status docket-nginx.service");
     expect(toAdmin()).toHaveLength(2);
   }, 90_000);
 });

@@ -3,7 +3,7 @@
  * and which failures a unit's own alert already reported.
  */
 import { describe, expect, test } from "vitest";
-import { COVERED_WITHIN_MS, coveredBy, isUnitName, monitorResult, unitFailureText } from "../../bot/ops/unit-failure.ts";
+import { COVERED_WITHIN_MS, coveredBy, isUnitName, monitorFromShow, monitorResult, unitFailureText } from "../../bot/ops/unit-failure.ts";
 
 const tail = (u: string) => `. Its log: journalctl -u ${u} -n 50; state: systemctl status ${u}`;
 
@@ -34,6 +34,14 @@ describe("unitFailureText", () => {
   test("monitorResult reads the MONITOR_* variables; empty ones are missing", () => {
     expect(monitorResult({ MONITOR_SERVICE_RESULT: "exit-code", MONITOR_EXIT_CODE: "exited", MONITOR_EXIT_STATUS: "78", OTHER: "x" })).toEqual({ result: "exit-code", code: "exited", status: "78" });
     expect(monitorResult({ MONITOR_SERVICE_RESULT: "", MONITOR_EXIT_STATUS: "" })).toEqual({ result: undefined, code: undefined, status: undefined });
+  });
+
+  test("older systemd (no MONITOR_*): systemctl show's Result and ExecMain* read the same way", () => {
+    expect(monitorFromShow("Result=exit-code\nExecMainCode=1\nExecMainStatus=78\n")).toEqual({ result: "exit-code", code: "exited", status: "78" });
+    expect(monitorFromShow("Result=signal\nExecMainCode=2\nExecMainStatus=9\n")).toEqual({ result: "signal", code: "killed", status: "SIGKILL" });
+    expect(monitorFromShow("Result=core-dump\nExecMainCode=3\nExecMainStatus=11\n")).toEqual({ result: "core-dump", code: "dumped", status: "SIGSEGV" });
+    expect(monitorFromShow("Result=start-limit-hit\nExecMainCode=0\nExecMainStatus=0\n")).toEqual({ result: "start-limit-hit", code: undefined, status: undefined });
+    expect(unitFailureText("docket.service", monitorFromShow("Result=signal\nExecMainCode=2\nExecMainStatus=9"))).toMatch(/^docket\.service failed: killed by SIGKILL\. /);
   });
 
   test("only unit names are taken as --unit", () => {
