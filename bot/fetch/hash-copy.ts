@@ -70,23 +70,3 @@ export async function writeStreamed(chunks: AsyncIterable<Uint8Array>, finalPath
     throw err;
   }
 }
-
-/**
- * Hex SHA-256 and byte count of a file on disk, streamed.
- * @param signal stops the read (the promise rejects with the abort reason)
- */
-export async function hashFile(path: string, signal?: AbortSignal): Promise<{ sha256: string; size: number }> {
-  const hash = createHash("sha256");
-  let size = 0;
-  for await (const chunk of Bun.file(path).stream() as unknown as AsyncIterable<Uint8Array>) {
-    signal?.throwIfAborted();
-    hash.update(chunk);
-    size += chunk.byteLength;
-  }
-  return { sha256: hash.digest("hex"), size };
-}
-
-/** Hex SHA-256 of a file on disk, streamed. */
-export async function sha256File(path: string): Promise<string> {
-  return (await hashFile(path)).sha256;
-}

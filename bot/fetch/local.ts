@@ -1,32 +1,35 @@
 /**
- * Local-mode fetch: the local Bot API server (`--local`) answers getFile with an
- * absolute `file_path` under `<dir>/<token>/…` once the whole file is on its disk;
- * it never serves `/file/bot…`, so the file is read from disk (botapi-facts.md §1;
- * field case BR-03). The path must resolve inside the configured Bot API dir;
- * the source is hard-linked (same filesystem) or copied to `<dest>.part`, hashed, its size
- * checked against the declared and getFile sizes, and only then renamed to its final name.
+ * Local-mode fetch: the local Bot API server (`--local`) answers getFile with an absolute
+ * `file_path` under `<dir>/<token>/…` once the whole file is on its disk; it never serves
+ * `/file/bot…` (botapi-facts.md §1; field case BR-03). That file becomes the job's source **in
+ * place**, read-only: no copy, no link (issue 16). It must resolve inside LOCAL_BOT_API_DIR, be a
+ * regular file whose size matches every size Telegram gave, and is read once while its SHA-256
+ * is computed (bot/fetch/in-place.ts). A file gone before the read gets one more getFile (the
+ * server keeps files only about an hour after getFile; seed 000: a new getFile, then again).
+ * `FetchRequest.destPath` is not used: nothing is written to downloads/.
  */
 import type { Api } from "grammy";
-import { createReadStream } from "node:fs";
-import { link, realpath, rename, rm, stat } from "node:fs/promises";
-import { isAbsolute, sep } from "node:path";
 import type { Logger } from "../log.ts";
 import { FetchError, classifyGetFileError } from "./errors.ts";
 import { getFileThroughHolds } from "./get-file.ts";
-import { hashFile, partPath, writeStreamed } from "./hash-copy.ts";
+import { findAccessBlock, readInPlace, SourceError } from "./in-place.ts";
 import { checkAgainst } from "./size-checks.ts";
 import { downloadTimer, type DownloadTimer } from "./timeouts.ts";
+import type { TryFailure } from "../jobs/retry.ts";
 import type { FetchRequest, FetchedFile, Fetcher } from "./types.ts";
 
-function errno(err: unknown): string | undefined {
-  return (err as NodeJS.ErrnoException | undefined)?.code;
-}
+/** Deadline of one filesystem call on a Bot API path when the request sets no idle timeout, ms. */
+export const DEFAULT_FS_CALL_MS = 30_000;
 
 /**
- * Build the local-mode fetcher.
+ * Build the local-mode fetcher. Failures: `FetchError` with `file_not_readable` (final: outside
+ * the dir, not a regular file, no permission, still missing after a second getFile),
+ * `size_mismatch` / `too_big` (final), `download_failed` (retryable: a filesystem call past its
+ * deadline, a file that changed while read, the try's deadline); getFile errors as in cloud mode.
+ * When `req.signal` aborts, its error is rethrown unclassified.
  * @param api grammY Api pointed at the local server
  * @param botApiDir the server's `--dir` as this host sees it (LOCAL_BOT_API_DIR)
- * @param log operator log (names path, uid/gid on permission errors)
+ * @param log operator log (one line per refused file, naming the cause and the fix)
  */
 export function localFetcher(api: Api, botApiDir: string, log: Logger): Fetcher {
   return async (req: FetchRequest): Promise<FetchedFile> => {
@@ -45,8 +48,8 @@ export function localFetcher(api: Api, botApiDir: string, log: Logger): Fetcher 
 }
 
 async function fetchLocal(api: Api, botApiDir: string, log: Logger, req: FetchRequest, timer: DownloadTimer): Promise<FetchedFile> {
-  const root = await realpath(botApiDir).catch(() => botApiDir);
   const jlog = log.child({ job: req.jobId });
+  const callMs = req.idleTimeoutMs ?? DEFAULT_FS_CALL_MS;
 
   const locate = async (): Promise<{ path: string; size: number | null }> => {
     let file;
@@ -58,87 +61,98 @@ async function fetchLocal(api: Api, botApiDir: string, log: Logger, req: FetchRe
       throw new FetchError(classifyGetFileError(err, req.limit));
     }
     const p = file.file_path;
-    if (!p || !isAbsolute(p)) {
+    if (!p || !p.startsWith("/")) {
       throw new FetchError({ reason: "download_failed", retryable: false, detail: `getFile returned a relative file_path; is the server running with --local? (BOT_API_MODE=local)` });
     }
     return { path: p, size: file.file_size ?? null };
   };
 
-  const open = async (p: string): Promise<{ real: string; size: number } | "missing"> => {
-    let real: string;
-    try {
-      real = await realpath(p);
-    } catch (err) {
-      if (errno(err) === "ENOENT") return "missing";
-      return denied(p, err);
-    }
-    if (real !== root && !real.startsWith(root + sep)) {
-      jlog.error({ path: p, resolved: real, bot_api_dir: root }, "file_path resolves outside LOCAL_BOT_API_DIR; refusing to read it");
-      throw new FetchError({ reason: "file_not_readable", retryable: false, detail: `file_path outside LOCAL_BOT_API_DIR` });
-    }
-    try {
-      const s = await stat(real);
-      // Probe read permission now: EACCES must be a clear failure, not a stream error later.
-      await new Promise<void>((resolve, reject) => {
-        const rs = createReadStream(real, { start: 0, end: 0 });
-        rs.on("error", reject).on("open", () => (rs.destroy(), resolve()));
-      });
-      return { real, size: s.size };
-    } catch (err) {
-      if (errno(err) === "ENOENT") return "missing";
-      return denied(real, err);
-    }
-  };
-
-  const denied = (p: string, err: unknown): never => {
-    jlog.error(
-      { path: p, code: errno(err), uid: process.getuid?.(), gid: process.getgid?.(), groups: process.getgroups?.() },
-      "cannot read the local Bot API file: the bot needs the server's group (gid 101 in the common image) and the same mount path",
-    );
-    throw new FetchError({ reason: "file_not_readable", retryable: false, detail: `cannot read local file (${errno(err) ?? "error"})` });
+  const read = async (located: { path: string; size: number | null }): Promise<FetchedFile> => {
+    const sizes = { declared: req.declaredSize, announced: located.size };
+    // No idle timer here: every filesystem call has its own deadline of DOWNLOAD_IDLE_TIMEOUT, which names the call.
+    return await readInPlace(located.path, {
+      root: botApiDir,
+      callMs,
+      signal: timer.signal,
+      // The size by fstat is checked before any byte is read: a lie or an oversize file costs nothing.
+      opened: (size) => {
+        const f = checkAgainst(size, sizes, req.limit, true);
+        if (f) throw new FetchError(f);
+      },
+      onProgress: (n, size) => req.onProgress?.(n, size),
+    });
   };
 
   let located = await locate();
-  let found = await open(located.path);
-  if (found === "missing") {
-    // The server keeps files only ≥ 1 h after getFile: ask once more (BR-03 d).
-    jlog.warn("local file is gone; calling getFile once more");
-    located = await locate();
-    found = await open(located.path);
+  try {
+    return await read(located);
+  } catch (err) {
+    if (!(err instanceof SourceError) || err.fault !== "missing") throw await classify(err, located, req, botApiDir, callMs, jlog);
   }
-  if (found === "missing") {
-    throw new FetchError({ reason: "file_not_readable", retryable: false, detail: "local file missing after a second getFile" });
+  // The server keeps files only ≥ 1 h after getFile: ask once more (BR-03 d; seed 000: a new getFile, then again).
+  jlog.warn({ path: located.path }, "local file is gone; calling getFile once more");
+  located = await locate();
+  try {
+    return await read(located);
+  } catch (err) {
+    throw await classify(err, located, req, botApiDir, callMs, jlog);
   }
-  const source = found;
-  const sizes = { declared: req.declaredSize, announced: located.size };
-  const pre = checkAgainst(source.size, sizes, req.limit, true);
-  if (pre) throw new FetchError(pre);
-  const verify = (total: number) => {
-    const f = checkAgainst(total, sizes, req.limit, true);
-    if (f) throw new FetchError(f);
-  };
+}
 
-  // Same rule as a cloud download: the source is `<dest>.part` until its size and SHA-256 are known.
-  const part = partPath(req.destPath);
-  try {
-    await link(source.real, part);
-  } catch (err) {
-    if (errno(err) !== "EXDEV" && errno(err) !== "EPERM" && errno(err) !== "EACCES") throw err;
-    timer.touch();
-    return await writeStreamed(createReadStream(source.real, { signal: timer.signal }), req.destPath, {
-      check: () => timer.touch(),
-      verify,
-      onProgress: (n) => req.onProgress?.(n, source.size),
-    });
+/** Map a failed in-place read to a FetchError (logging one operator line for a refused file), or rethrow. */
+async function classify(
+  err: unknown,
+  located: { path: string; size: number | null },
+  req: FetchRequest,
+  botApiDir: string,
+  callMs: number,
+  jlog: Logger,
+): Promise<unknown> {
+  if (!(err instanceof SourceError)) return err;
+  const final = (detail: string): FetchError => new FetchError({ reason: "file_not_readable", retryable: false, detail });
+  const retry = (detail: string): FetchError => new FetchError({ reason: "download_failed", retryable: true, detail });
+  switch (err.fault) {
+    case "missing":
+      // Only after the second getFile: the first miss asks again.
+      jlog.error({ path: located.path, bot_api_dir: botApiDir }, "the local Bot API file is missing after a second getFile; is LOCAL_BOT_API_DIR the server's --dir, mounted at the same path?");
+      return final("local file missing after a second getFile");
+    case "outside":
+      jlog.error({ path: located.path, bot_api_dir: botApiDir, detail: err.detail }, "file_path resolves outside LOCAL_BOT_API_DIR; refusing to read it");
+      return final("file_path outside LOCAL_BOT_API_DIR");
+    case "not_regular":
+      jlog.error({ path: located.path, detail: err.detail }, "the local Bot API file is not a regular file (FIFO, device or socket); refusing to read it");
+      return final(`not a regular file: ${err.detail}`);
+    case "denied":
+      return final(await deniedLine(err, located.path, botApiDir, callMs, jlog));
+    case "stalled":
+      jlog.error({ path: located.path, detail: err.detail }, "a filesystem call on the Bot API directory did not return in time; is LOCAL_BOT_API_DIR on a hung or slow mount? The download will be retried");
+      return retry(err.detail);
+    case "changed":
+      return new FetchError(changedFailure(err, { declared: req.declaredSize, announced: located.size }, req.limit));
   }
-  try {
-    const { sha256, size } = await hashFile(part, timer.signal);
-    verify(size);
-    await rename(part, req.destPath);
-    req.onProgress?.(size, size);
-    return { path: req.destPath, size, sha256 };
-  } catch (err) {
-    await rm(part, { force: true });
-    throw err;
-  }
+}
+
+/**
+ * A file that changed while it was read: when its size now contradicts Telegram's sizes, that is
+ * `size_mismatch` with the real numbers (final); otherwise (rewritten at the same size) the try is
+ * repeated with a fresh getFile (seed 000: the step repeats whole).
+ */
+function changedFailure(err: SourceError, sizes: { declared: number | null; announced: number | null }, limit: number): TryFailure {
+  const seen = err.sizes!;
+  // The size it has now tells the user what happened; a file that shrank and grew back is named by the bytes read.
+  const moved = seen.now !== seen.atOpen ? seen.now : seen.read;
+  const mismatch = checkAgainst(moved, sizes.declared === null && sizes.announced === null ? { declared: seen.atOpen, announced: null } : sizes, limit, true);
+  return mismatch ?? { reason: "download_failed", retryable: true, detail: err.detail };
+}
+
+/** Log the one operator line of a permission error (cause and fix), and return the job's detail. */
+async function deniedLine(err: SourceError, path: string, botApiDir: string, callMs: number, jlog: Logger): Promise<string> {
+  const block = await findAccessBlock(botApiDir, path, callMs).catch(() => null);
+  const who = { uid: process.getuid?.(), gid: process.getgid?.(), groups: process.getgroups?.() };
+  const where = block ? `${block.at} (owner ${block.uid}:${block.gid}, mode ${block.mode})` : path;
+  const fix = block
+    ? `add the bot's user to group ${block.gid} (SupplementaryGroups= in docket.service; install.sh sets it up) or grant an ACL, then restart docket`
+    : "give the bot's user read access through the server's group, then restart docket";
+  jlog.error({ path, code: err.code, blocked_at: block?.at, owner_uid: block?.uid, owner_gid: block?.gid, mode: block?.mode, ...who }, `cannot read the local Bot API file: ${err.code ?? "error"} at ${where}; ${fix} (docs/local-mode.md, Permissions)`);
+  return `cannot read local file (${err.code ?? "error"})`;
 }

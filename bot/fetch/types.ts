@@ -8,7 +8,10 @@ export interface FetchRequest {
   readonly fileId: string;
   /** Declared `file_size` from the message, bytes, or null. */
   readonly declaredSize: number | null;
-  /** Final path of the source, generated (`downloads/<job>-<random>`); the file is `<destPath>.part` until verified. */
+  /**
+   * Cloud: final path of the source, generated (`downloads/<job>-<random>`); the file is `<destPath>.part` until
+   * verified. Local mode writes nothing and ignores it (the server's file is the source, read in place).
+   */
   readonly destPath: string;
   /** The current mode's download limit, bytes. */
   readonly limit: number;
@@ -24,6 +27,7 @@ export interface FetchRequest {
 
 /** A verified source on disk. */
 export interface FetchedFile {
+  /** Cloud: `destPath`, written by docket. Local: the server's file, resolved inside LOCAL_BOT_API_DIR, read in place. */
   readonly path: string;
   /** Real size on disk, bytes. */
   readonly size: number;

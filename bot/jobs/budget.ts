@@ -25,3 +25,12 @@ export function refinedReservation(realSize: number, multiplier: number, budget:
 export function fits(inUse: number, reservation: number, budget: number): boolean {
   return inUse === 0 || inUse + reservation <= budget;
 }
+
+/**
+ * The multiplier that counts what docket itself writes (issue 16: "the byte budget counts what docket writes").
+ * BUDGET_MULTIPLIER covers the source plus work and results; in local mode the source is the Bot API server's
+ * file, read in place and never docket's to write or delete, so one × the size comes off (never below 0).
+ */
+export function writtenMultiplier(multiplier: number, mode: "cloud" | "local"): number {
+  return mode === "local" ? Math.max(0, multiplier - 1) : multiplier;
+}

@@ -17,7 +17,7 @@ import type { ReasonCode } from "./reasons.ts";
 import { JobStatements, transitionPatch } from "./sqlite-statements.ts";
 import { ReplyStatements } from "./sqlite-replies.ts";
 import { decideExisting, decideNew, replyKindOf, type QuotaUse } from "./intake-rules.ts";
-import type { AlertState, BudgetParams, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewReply, NewResult, OpsAlert, TransitionPatch } from "./store.ts";
+import type { AlertState, BudgetParams, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
 import { SqliteAlerts } from "./sqlite-alerts.ts";
 
 /** The idempotency key of a job, (chat_id, file_unique_id, variant), as bound values (seed 000: UNIQUE key). */
@@ -301,6 +301,16 @@ export class SqliteJobStore implements JobStore {
     if (!canTransition(from, to)) throw new Error(`illegal transition ${from} → ${to} (job ${id})`);
     const { shape, values } = transitionPatch(patch, !isActive(to));
     return this.stmts.transition(shape).run({ ...values, id, from, to, owner, now: iso(now) }).changes > 0;
+  }
+
+  async replaceSource(id: number, state: "fetched" | "processing", owner: string, now: number, source: SourceFields): Promise<boolean> {
+    const r = this.db
+      .update(fileJobs)
+      .set({ localPath: source.localPath, sha256: source.sha256, realSize: source.realSize, updatedAt: iso(now) })
+      .where(and(eq(fileJobs.id, id), eq(fileJobs.status, state), eq(fileJobs.leaseOwner, owner)))
+      .returning({ id: fileJobs.id })
+      .all();
+    return r.length > 0;
   }
 
   async retryLater(id: number, state: JobState, owner: string, notBefore: number, detail: string, now: number): Promise<boolean> {

@@ -102,6 +102,13 @@ export interface TransitionPatch {
   readonly resetAttempts?: boolean;
 }
 
+/** Where a job's verified source is and what it holds. */
+export interface SourceFields {
+  readonly localPath: string;
+  readonly sha256: string;
+  readonly realSize: number;
+}
+
 /** A result file to record before it is sent. */
 export interface NewResult {
   readonly idx: number;
@@ -175,6 +182,12 @@ export interface JobStore {
   renew(id: number, owner: string, now: number, leaseTtlMs: number): Promise<boolean>;
   /** Conditional `from → to` by the lease holder; false when zero rows changed. */
   transition(id: number, from: JobState, to: JobState, owner: string, now: number, patch?: TransitionPatch): Promise<boolean>;
+  /**
+   * Record a source fetched again for a job in `state` held by `owner` (seed 000 resume rule: the
+   * server removed or changed the source, so a new getFile and the same checks): path, size and
+   * SHA-256 replaced, state and lease kept. False when zero rows changed (the job moved or the lease was lost).
+   */
+  replaceSource(id: number, state: "fetched" | "processing", owner: string, now: number, source: SourceFields): Promise<boolean>;
   /** Release the lease and set a backoff; the job stays in `state`. */
   retryLater(id: number, state: JobState, owner: string, notBefore: number, detail: string, now: number): Promise<boolean>;
   /** `from → failed` with a reason (owner null: not lease-bound, e.g. /cancel). */

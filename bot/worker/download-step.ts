@@ -20,7 +20,7 @@ import { downloadDeadlineMs } from "../fetch/timeouts.ts";
 import type { Fetcher } from "../fetch/types.ts";
 import { localeFor, t } from "../i18n/index.ts";
 import { sizeParts } from "../intake/format.ts";
-import { refinedReservation } from "../jobs/budget.ts";
+import { refinedReservation, writtenMultiplier } from "../jobs/budget.ts";
 import type { Services } from "../services.ts";
 import { redactSecrets } from "../log.ts";
 import { timed } from "../ops/metrics.ts";
@@ -79,7 +79,7 @@ export class DownloadStep {
           }
         },
       }));
-      const reservation = refinedReservation(file.size, config.budgetMultiplier, config.downloadBudget, config.budgetMinReservation);
+      const reservation = refinedReservation(file.size, writtenMultiplier(config.budgetMultiplier, config.mode), config.downloadBudget, config.budgetMinReservation);
       const moved = await store.transition(job.id, "accepted", "fetched", this.owner, now(), {
         localPath: file.path,
         sha256: file.sha256,

@@ -11,6 +11,7 @@ import type { Fetcher } from "../fetch/types.ts";
 import type { Services } from "../services.ts";
 import { DownloadStep } from "./download-step.ts";
 import { ProcessStep } from "./process-step.ts";
+import { SourceKeeper } from "./source.ts";
 import type { DataPaths } from "./paths.ts";
 import type { ProcessRunner } from "./types.ts";
 import type { OcrState } from "./ocr-state.ts";
@@ -20,6 +21,7 @@ import { isLeased } from "../jobs/lease.ts";
 import { isActive } from "../jobs/states.ts";
 import { exhaustedAtClaim } from "../jobs/retry.ts";
 import { newStartId, ownerId } from "../jobs/owner.ts";
+import { writtenMultiplier } from "../jobs/budget.ts";
 import { ABORT_GRACE_MS } from "../shutdown.ts";
 
 /** Engine dependencies. */
@@ -56,7 +58,7 @@ export class Engine {
     this.owner = ownerId(deps.services.config.hostId, newStartId());
     this.finisher = new Finisher(deps.services, deps.paths);
     this.download = new DownloadStep(deps.services, deps.paths, deps.fetcher, this.finisher, this.owner, () => this.wake());
-    this.process = new ProcessStep(deps.services, deps.paths, deps.runner, this.finisher, this.owner, deps.ocr);
+    this.process = new ProcessStep(deps.services, deps.paths, deps.runner, this.finisher, this.owner, new SourceKeeper(deps.services, deps.paths, deps.fetcher, this.owner), deps.ocr);
   }
 
   private get config(): Config {
@@ -193,7 +195,7 @@ export class Engine {
           pool === "download"
             ? await store.claimDownload(this.owner, now(), this.config.leaseTtlMs, {
                 total: this.config.downloadBudget,
-                multiplier: this.config.budgetMultiplier,
+                multiplier: writtenMultiplier(this.config.budgetMultiplier, this.config.mode),
                 modeLimit: downloadLimit(this.config),
                 floor: this.config.budgetMinReservation,
               })

@@ -1,16 +1,15 @@
 /**
  * The processing step, `fetched → processing → ready` (seed 000 resume rules:
  * `fetched` — verify presence and SHA-256; `processing` — discard intermediates
- * and redo from the source). The result-size check runs before `ready`; results
+ * and redo from the source; a source gone or changed is fetched again, bot/worker/source.ts). The result-size check runs before `ready`; results
  * are sent, their `file_id`s stored, `ready` committed with `result_expires_at`,
  * and only then the source is deleted and the chat told "done".
  */
-import { mkdir, rename, stat } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { GrammyError } from "grammy";
 import { uploadLimit } from "../config.ts";
 import type { FileJob } from "../db/schema.ts";
-import { sha256File } from "../fetch/hash-copy.ts";
 import { localeFor, t } from "../i18n/index.ts";
 import { utcMinute } from "../intake/format.ts";
 import { iso } from "../jobs/lease.ts";
@@ -26,6 +25,8 @@ import { checkOutputSizes } from "../../processors/output-size.ts";
 import { isRetryableProcessingFailure } from "../../processors/retry-policy.ts";
 import type { Finisher } from "./finisher.ts";
 import { keepLease } from "./lease-keeper.ts";
+import { moveFile } from "./move.ts";
+import type { SourceKeeper } from "./source.ts";
 import { generatedName, removeJobFiles, type DataPaths } from "./paths.ts";
 import type { ProcessRunner } from "./types.ts";
 import type { OcrState } from "./ocr-state.ts";
@@ -42,6 +43,7 @@ export class ProcessStep {
     private readonly runner: ProcessRunner,
     private readonly finisher: Finisher,
     private readonly owner: string,
+    private readonly source: SourceKeeper,
     private readonly ocr?: OcrState,
   ) {}
 
@@ -62,12 +64,14 @@ export class ProcessStep {
     let largestOutput = 0;
     let handedOff = false;
     try {
-      // Both resume paths start from a verified source.
-      const problem = await this.verifySource(job);
-      if (problem) {
-        await this.finisher.onFailure(job, state, this.owner, problem);
+      // Both resume paths start from a verified source; one gone or changed is fetched again (bot/worker/source.ts).
+      const source = await this.source.ensure(job, state, controller.signal);
+      if ("lost" in source) return;
+      if ("failure" in source) {
+        await this.finisher.onFailure(job, state, this.owner, source.failure);
         return;
       }
+      job = source.job;
       // Resume rule by state (seed 000): `fetched` → verified above, may be reused, then processed;
       // `processing` → intermediates are invalid, redo from the source.
       if (resumeStep(state) === "verify") {
@@ -164,19 +168,6 @@ export class ProcessStep {
     await this.finisher.onFailure(job, state, this.owner, this.classify(err, largestOutput, job.attempts));
   }
 
-  /** Check presence, size and SHA-256 of the source (seed 000: resume rule for `fetched`). */
-  private async verifySource(job: FileJob): Promise<TryFailure | null> {
-    if (!job.localPath) return { reason: "download_failed", retryable: false, detail: "no source path recorded" };
-    try {
-      const s = await stat(job.localPath);
-      if (job.realSize !== null && s.size !== job.realSize) throw new Error(`size ${s.size} != ${job.realSize}`);
-      if (job.sha256 && (await sha256File(job.localPath)) !== job.sha256) throw new Error("SHA-256 mismatch");
-      return null;
-    } catch (err) {
-      return { reason: "download_failed", retryable: false, detail: `source on disk is missing or changed: ${String(err)}` };
-    }
-  }
-
   /**
    * Same SHA-256 as a live result in this chat: answer from it, no processing (seed 000).
    * `job` is already `processing` under this worker's lease. Each result is sent by the twin's
@@ -227,7 +218,7 @@ export class ProcessStep {
     const rows = [];
     for (const [idx, o] of result.outputs.entries()) {
       const dest = join(dir, `${idx}${extname(o.path)}`);
-      await rename(o.path, dest);
+      await moveFile(o.path, dest);
       rows.push({ idx, path: dest, fileName: o.fileName, mime: o.mime, size: o.size });
     }
     await this.services.store.putResults(job.id, rows);

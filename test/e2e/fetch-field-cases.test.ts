@@ -135,13 +135,15 @@ describe("a download that stalls, trickles or comes up short (audit 000 M2, M3, 
 });
 
 describe("BR-03 local server: absolute file_path, permissions", () => {
-  test("(a) readable: taken from disk, no HTTP download, ready", async () => {
+  test("(a) readable: the server's file is the source in place (nothing in downloads/), no HTTP download, ready", async () => {
     stack = await startStack({ runner: copyRunner(), emulator: { mode: "local" } });
     const u = stack.em.user();
     const sent = await u.sendDocument({ bytes: bytes(4096), file_name: "a.pdf" });
     const job = await stack.waitJob((await stack.jobFor(u.chatId, sent.message_id)).id);
     expect(job.status).toBe("ready");
     expect(job.realSize).toBe(4096);
+    expect(job.localPath!.startsWith(`${stack.em.localDir}/${stack.em.token}/documents/`)).toBe(true);
+    expect(readdirSync(stack.app.paths.downloads)).toEqual([]);
     // Never glued onto /file/bot<token>/ (tdlib/telegram-bot-api#26): no HTTP download at all.
     expect(stack.em.count(FILE_DOWNLOAD)).toBe(0);
   });

@@ -2,6 +2,7 @@
  * Resume rules by state (seed 000) on a real database and data dir, and
  * BR-08 inputs (no file_name / mime_type, octet-stream named "scan", photo sizes).
  */
+import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import sharp from "sharp";
@@ -129,21 +130,27 @@ describe("resume by state (seed 000)", () => {
     await expect.poll(() => readdirSync(paths.downloads)).toEqual([]); // source deleted after ready
   });
 
-  test("fetched whose source changed on disk: SHA-256 mismatch is caught, failed, not processed", async () => {
+  test("fetched whose source changed on disk: the SHA-256 mismatch is caught, the file is downloaded again from the file_id, only the good bytes are processed", async () => {
     const runner = copyRunner();
     stack = await startStack({ runner, noPolling: true });
+    const u = stack.em.user();
+    const good = new Uint8Array(3000).fill(6);
+    const sent = await u.sendDocument({ bytes: good, file_name: "x.bin" });
     const { store } = stack.app.services;
     const now = Date.now();
-    const { job } = await store.accept({ updateId: 1, chatId: 5, userId: 5, messageId: 1, source: "document", fileId: "f", fileUniqueId: "U-f", declaredName: "x.bin", declaredMime: null, declaredSize: 4, languageCode: "en" }, now);
+    const { job } = await store.accept({ updateId: sent.update_id, chatId: u.chatId, userId: u.id, messageId: sent.message_id, source: "document", fileId: sent.file_id!, fileUniqueId: sent.file_unique_id!, declaredName: "x.bin", declaredMime: null, declaredSize: 3000, languageCode: "en" }, now);
     await store.claimDownload("w0", now - 5000, 1000, { total: 1 << 30, multiplier: 1, modeLimit: 1 << 20 });
     const src = join(stack.app.paths.downloads, generatedName(job.id));
-    writeFileSync(src, "data");
-    await store.transition(job.id, "accepted", "fetched", "w0", now - 5000, { localPath: src, sha256: "0".repeat(64), realSize: 4 });
+    writeFileSync(src, new Uint8Array(3000).fill(7)); // same size, other bytes
+    const goodSha = createHash("sha256").update(good).digest("hex");
+    await store.transition(job.id, "accepted", "fetched", "w0", now - 5000, { localPath: src, sha256: goodSha, realSize: 3000 });
     stack.app.engine.wake();
     const done = await stack.waitJob(job.id);
-    expect([done.status, done.reason]).toEqual(["failed", "download_failed"]);
-    expect(done.lastError).toContain("SHA-256 mismatch");
-    expect(runner.calls).toBe(0);
+    expect(done.status).toBe("ready");
+    expect([done.sha256, runner.calls]).toEqual([goodSha, 1]);
+    expect(done.localPath).not.toBe(src);
+    expect(JSON.parse(done.facts!).sha256).toBe(goodSha); // the copy runner processed the fresh, good bytes
+    expect(stack.logs.some((l) => l.includes("SHA-256 differs from the recorded one"))).toBe(true);
   });
 
   test("accepted with a leftover .part: deleted, new getFile, downloaded again", async () => {

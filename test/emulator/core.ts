@@ -95,6 +95,7 @@ export class Core {
       mode: this.mode,
       token: this.token,
       ...(this.localDir ? { localDir: this.localDir } : {}),
+      ...(opts.localOwner ? { localOwner: opts.localOwner } : {}),
       fileLinkTtlMs: opts.fileLinkTtlMs ?? 3_600_000,
     });
     this.updates = new UpdateQueue(opts.firstUpdateId ?? 1000, webhookReply, opts.repeatPollRule ?? true);

@@ -5,10 +5,11 @@
  * Rules: botapi-facts.md §1 (getFile, layout, limits), field cases BR-01, BR-02, BR-03.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { chmod, copyFile, mkdir, stat, writeFile, access } from "node:fs/promises";
-import { extname, join, resolve } from "node:path";
+import { stat, access } from "node:fs/promises";
+import { extname, resolve } from "node:path";
 import { badRequest, E } from "./api-error.ts";
-import type { FileDownloadFault } from "./types.ts";
+import { LocalDisk, type LocalOwner } from "./local-files.ts";
+import type { FileDownloadFault, LocalFileFault } from "./types.ts";
 
 /** Cloud getFile limit: MAX_DOWNLOAD_FILE_SIZE = 20 << 20 bytes (TBA Client.h). */
 export const CLOUD_DOWNLOAD_LIMIT = 20 << 20;
@@ -46,6 +47,8 @@ export interface FileStoreOptions {
   mode: "cloud" | "local";
   token: string;
   localDir?: string;
+  /** Local: owner of the files and directories the server writes (default: whoever runs the emulator). */
+  localOwner?: LocalOwner;
   fileLinkTtlMs: number;
 }
 
@@ -64,8 +67,14 @@ export class FileStore {
   private failDownloads = 0;
   /** Faults for the next served downloads, in order (each entry used `times` times). */
   private readonly faults: Array<{ fault: FileDownloadFault; times: number }> = [];
+  /** Local faults for the next getFile answers, in order. */
+  private readonly localFaults: Array<{ fault: LocalFileFault; times: number }> = [];
+  /** Local: the server's disk (undefined in cloud mode). */
+  private readonly disk?: LocalDisk;
 
-  constructor(private readonly opts: FileStoreOptions) {}
+  constructor(private readonly opts: FileStoreOptions) {
+    if (opts.mode === "local") this.disk = new LocalDisk(resolve(opts.localDir!), opts.token, opts.localOwner);
+  }
 
   /** A fresh file_id for a stored file (documents start "BQAC…", photos "AgAC…", like Telegram). */
   issueId(f: StoredFile): string {
@@ -146,6 +155,16 @@ export class FileStore {
     if (times > 0) this.faults.push({ fault, times });
   }
 
+  /** Local mode: the next `times` getFile answers name `fault` at their `file_path` instead of the file. */
+  addLocalFault(fault: LocalFileFault, times: number): void {
+    if (times > 0) this.localFaults.push({ fault, times });
+  }
+
+  /** Stop what local faults left running (listening sockets). */
+  async close(): Promise<void> {
+    await this.disk?.close();
+  }
+
   /** The fault for the download being served now, consuming one use; undefined when none is queued. */
   takeDownloadFault(): FileDownloadFault | undefined {
     const head = this.faults[0];
@@ -178,30 +197,26 @@ export class FileStore {
       out.file_path = f.link.path;
       return out;
     }
-    if (!f.localPath || !(await exists(f.localPath))) f.localPath = await this.writeLocal(f);
+    const fault = this.localFaults[0];
+    if (fault) {
+      if (--fault.times <= 0) this.localFaults.shift();
+      const path = await this.disk!.nextPath(f.kind === "photo" ? "photos" : "documents", f.ext);
+      await this.disk!.writeFault(path, fault.fault, contentOf(f));
+      // A "deleted" file was written and removed, like the server's cleanup between getFile and the read.
+      out.file_path = path;
+      return out;
+    }
+    if (!f.localPath || !(await exists(f.localPath))) {
+      const path = await this.disk!.nextPath(f.kind === "photo" ? "photos" : "documents", f.ext);
+      await this.disk!.write(path, contentOf(f));
+      f.localPath = path;
+    }
     out.file_path = f.localPath;
     return out;
   }
 
   private linkLive(link: { issuedAt: number; generation: number }, now: number): boolean {
     return link.generation === this.generation && now - link.issuedAt < this.opts.fileLinkTtlMs;
-  }
-
-  /** Writes the content to `<localDir>/<token>/<documents|photos>/file_N.ext` (0640; dirs 0750; TDLib naming). */
-  private async writeLocal(f: StoredFile): Promise<string> {
-    const botDir = join(resolve(this.opts.localDir!), this.opts.token);
-    const dir = join(botDir, f.kind === "photo" ? "photos" : "documents");
-    for (const d of [resolve(this.opts.localDir!), botDir, dir]) {
-      await mkdir(d, { recursive: true, mode: 0o750 });
-    }
-    await chmod(botDir, 0o750);
-    await chmod(dir, 0o750);
-    let path = join(dir, `file_${this.counter++}${f.ext}`);
-    if (await exists(path)) path = join(dir, `file_${this.counter - 1}_${randomBytes(3).toString("hex")}${f.ext}`);
-    if (f.bytes) await writeFile(path, f.bytes, { mode: 0o640 });
-    else await copyFile(f.sourcePath!, path);
-    await chmod(path, 0o640);
-    return path;
   }
 
   /**
@@ -228,4 +243,9 @@ async function exists(p: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** What to write for a stored file: its bytes, or its file on disk. */
+function contentOf(f: StoredFile): { bytes: Uint8Array } | { sourcePath: string } {
+  return f.bytes ? { bytes: f.bytes } : { sourcePath: f.sourcePath! };
 }

@@ -57,6 +57,10 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     stallNext: (method, o = {}) => void core.stalls.push({ method: method.toLowerCase(), times: o.times ?? 1, ...(o.chatId !== undefined ? { chatId: o.chatId } : {}) }),
     failFileDownload: (times = 1) => core.files.failNextDownloads(times),
     faultFileDownload: (fault, times = 1) => core.files.addDownloadFault(fault, times),
+    faultLocalFile: (fault, times = 1) => {
+      if (core.mode !== "local") throw new Error("emulator: faultLocalFile needs local mode");
+      core.files.addLocalFault(fault, times);
+    },
     expireFileLinks: () => core.files.expireLinks(),
     redeliver: (updateId) => core.updates.redeliver(updateId),
     calls: core.calls,
@@ -70,6 +74,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
     close: async () => {
       core.updates.close();
       await server.stop(true);
+      await core.files.close();
     },
   };
   return emulator;

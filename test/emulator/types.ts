@@ -37,6 +37,11 @@ export interface EmulatorOptions {
   mode?: "cloud" | "local";
   /** Local mode: like telegram-bot-api `--dir`; files land at `<localDir>/<token>/documents/file_N.ext` (0640, dirs 0750). Required for local. */
   localDir?: string;
+  /**
+   * Local mode: uid/gid that owns every file and directory getFile writes, like the server running as its own user
+   * (`telegram-bot-api`, uid/gid 101 in the aiogram image). Needs root. Default: whoever runs the emulator.
+   */
+  localOwner?: { uid: number; gid: number };
   /** TCP port on 127.0.0.1; 0 (default) picks a free one. */
   port?: number;
   /** Cloud: a `/file/bot<token>/<file_path>` link answers 404 this many ms after the getFile that issued it. Default 3_600_000. */
@@ -108,6 +113,24 @@ export type FileDownloadFault =
   | { kind: "reset"; afterBytes?: number }
   | { kind: "end"; afterBytes: number }
   | { kind: "trickle"; chunkBytes: number; everyMs: number };
+
+/**
+ * What a local-mode getFile puts at its `file_path` instead of the file ({@link Emulator.faultLocalFile}); getFile
+ * still announces the document's `file_size`:
+ * - `fifo`, `device` (a character device 1:3, like /dev/null; needs root), `socket` (a listening Unix socket),
+ *   `directory`: a path that is not a regular file;
+ * - `symlink`: a symlink to `target` (e.g. a file outside the server's dir);
+ * - `deleted`: the file is written and removed before getFile answers (the server's cleanup got there first);
+ * - `resized`: the file is `by` bytes longer (> 0) or shorter (< 0) than announced.
+ */
+export type LocalFileFault =
+  | { kind: "fifo" }
+  | { kind: "device" }
+  | { kind: "socket" }
+  | { kind: "directory" }
+  | { kind: "symlink"; target: string }
+  | { kind: "deleted" }
+  | { kind: "resized"; by: number };
 
 /** An injected API error (see {@link Emulator.failNext}). */
 export interface InjectedError {
@@ -290,6 +313,11 @@ export interface Emulator {
    * connection, short body, trickle). A test option only: without it every download is served whole.
    */
   faultFileDownload(fault: FileDownloadFault, times?: number): void;
+  /**
+   * Local mode: the next `times` (default 1) getFile answers name a fresh path holding `fault` instead of the file
+   * (a FIFO, device, socket, directory, symlink, a removed file, a file of another size). Later getFiles are normal.
+   */
+  faultLocalFile(fault: LocalFileFault, times?: number): void;
   /** Every file link issued so far answers 404 from now on (BR-02 b); a later getFile issues a new path. */
   expireFileLinks(): void;
   /** Re-queues an already confirmed update; it is served once even though its id is below the confirmed offset. */

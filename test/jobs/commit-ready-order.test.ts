@@ -17,6 +17,7 @@ import { createLogger } from "../../bot/log.ts";
 import { Finisher } from "../../bot/worker/finisher.ts";
 import { generatedName } from "../../bot/worker/paths.ts";
 import { ProcessStep } from "../../bot/worker/process-step.ts";
+import { SourceKeeper } from "../../bot/worker/source.ts";
 import { startEmulator, type Emulator } from "../emulator/index.ts";
 import { copyRunner } from "../support/copy-runner.ts";
 
@@ -77,7 +78,8 @@ test("a failing `ready` commit leaves the source and the job in processing (retr
 
   const wrapped = readyCommitFails(store);
   const services = { ...app.services, store: wrapped };
-  const step = new ProcessStep(services, app.paths, runner, new Finisher(services, app.paths), "t2");
+  const noRefetch = new SourceKeeper(services, app.paths, () => Promise.reject(new Error("the source is on disk: no refetch here")), "t2");
+  const step = new ProcessStep(services, app.paths, runner, new Finisher(services, app.paths), "t2", noRefetch);
   await step.run((await store.get(job.id))!, new AbortController());
 
   expect(runner.calls).toBe(1);
