@@ -107,6 +107,8 @@ export const TOOLS = {
   ss: { packages: ["iproute2"], for: "install.sh's check of the ports it needs", find: bin("ss") },
   unshare: { packages: ["util-linux"], for: "a mount namespace laid out like a unit's sandbox (ProtectSystem=strict, ReadWritePaths=)", find: bin("unshare") },
   script: { packages: ["bsdutils"], for: "a pseudo-terminal for the progress lines of long operator commands", find: bin("script") },
+  setpriv: { packages: ["util-linux"], for: "running the bot as an unprivileged system user (local mode as it runs)", find: bin("setpriv") },
+  useradd: { packages: ["passwd"], for: "system users of the local-mode permission model", find: bin("useradd") },
 } as const satisfies Record<string, TestTool>;
 
 /** A tool name of {@link TOOLS}. */

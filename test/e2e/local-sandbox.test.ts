@@ -13,9 +13,10 @@ import { afterEach, describe, expect, test } from "vitest";
 import { makePdf } from "../../scripts/samples/index.ts";
 import { startServiceStack, type ServiceStack } from "../support/service-stack.ts";
 import { serviceAccounts } from "../support/service-users.ts";
+import { toolReady } from "../support/tools.ts";
 import { inUnitSandbox, unitPaths } from "../support/unit-sandbox.ts";
 
-const accounts = serviceAccounts("local mode in the unit's sandbox (test/e2e/local-sandbox.test.ts)");
+const accounts = toolReady("unshare") ? serviceAccounts("local mode in the unit's sandbox (test/e2e/local-sandbox.test.ts)") : null;
 let stack: ServiceStack | null = null;
 afterEach(async () => {
   await stack?.close();

@@ -7,6 +7,7 @@ import { SqliteJobStore } from "../../bot/jobs/sqlite-store.ts";
 import { opsReadSuite } from "./conformance/ops.ts";
 import { intakeSuite } from "./conformance/intake.ts";
 import { reclaimSuite } from "./conformance/reclaim.ts";
+import { sourceSuite } from "./conformance/source.ts";
 import type { StoreFactory } from "./conformance/store-factory.ts";
 
 /** A fresh SQLite database in a temp folder per test. */
@@ -25,3 +26,4 @@ const sqlite: StoreFactory = () => {
 reclaimSuite("sqlite", sqlite);
 opsReadSuite("sqlite", sqlite);
 intakeSuite("sqlite", sqlite);
+sourceSuite("sqlite", sqlite);

@@ -6,6 +6,7 @@
  * (root only), reused otherwise; parallel test files may race to create them, which is handled.
  */
 import { REPO_ROOT } from "../../scripts/demo/bot-process.ts";
+import { toolReady } from "./tools.ts";
 
 /** A system account: its name, uid and primary gid. */
 export interface Account {
@@ -56,14 +57,15 @@ export interface ServiceAccounts {
  */
 export function serviceAccounts(suite: string): ServiceAccounts | null {
   if (process.getuid?.() !== 0) {
-    console.log(`skipped: ${suite}: needs root (creates system users and runs the bot as one of them)`);
+    console.warn(`skipped: ${suite}: needs root (creates system users and runs the bot as one of them)`);
     return null;
   }
+  if (!toolReady("useradd") || !toolReady("setpriv")) return null;
   const server = ensureAccount(SERVER_ACCOUNT);
   const bot = ensureAccount(BOT_ACCOUNT);
   const probe = Bun.spawnSync(["setpriv", `--reuid=${bot.uid}`, `--regid=${bot.gid}`, "--clear-groups", "test", "-r", `${REPO_ROOT}/package.json`]);
   if (probe.exitCode !== 0) {
-    console.log(`skipped: ${suite}: the checkout ${REPO_ROOT} is not readable by an unprivileged user (clone it outside /root)`);
+    console.warn(`skipped: ${suite}: the checkout ${REPO_ROOT} is not readable by an unprivileged user (clone it outside /root)`);
     return null;
   }
   return { server, bot };
