@@ -31,8 +31,7 @@ const NOT_READABLE = "The bot can’t read this file from its Bot API server. Th
 
 describe.skipIf(!accounts)("two FIFOs no longer freeze the bot", () => {
   let s: ServiceStack;
-  // getFile answers after 3 s (a local server answers once the file is on its disk): long enough to /cancel a download in flight.
-  beforeAll(async () => void (s = await startServiceStack({ accounts, emulator: { getFileDelayMs: 3000 } })));
+  beforeAll(async () => void (s = await startServiceStack({ accounts })));
   afterAll(async () => await s?.close());
 
   test("two FIFOs are refused without holding a thread: then /cancel of a download in flight, the next file and SIGTERM all work", async () => {
@@ -43,10 +42,14 @@ describe.skipIf(!accounts)("two FIFOs no longer freeze the bot", () => {
     const [ja, jb] = [await s.jobFor(u.chatId, a.message_id), await s.jobFor(u.chatId, b.message_id)];
     // Both FIFOs are refused before the next file is sent (so the two faults go to them): refused, not held open.
     await expect.poll(() => s.logs.filter((l) => l.includes(REFUSED)).length).toBe(2);
+    // The next getFile waits (a server still downloading): a download in flight to /cancel.
+    const hold = s.em.holdGetFile();
     const c = await u.sendDocument({ bytes: await makePdf({ pages: [["cancel me"]] }), file_name: "c.pdf" });
     const jc = await s.jobFor(u.chatId, c.message_id);
+    await hold.arrived;
     await u.sendText(`/cancel ${jc.id}`);
     await u.waitFor((m) => m.some((x) => x.text === `Job #${jc.id} cancelled.`));
+    hold.release();
     expect(await s.waitJob(jc.id)).toMatchObject({ status: "failed", reason: "cancelled" });
     for (const j of [ja, jb]) {
       expect(await s.waitJob(j.id)).toMatchObject({ status: "failed", reason: "file_not_readable", attempts: 1 });
@@ -56,7 +59,7 @@ describe.skipIf(!accounts)("two FIFOs no longer freeze the bot", () => {
     expect((await s.waitJob((await s.jobFor(u.chatId, d.message_id)).id)).status).toBe("ready");
     expect(await s.stop()).toBe(0);
     expect(s.logs.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
-  }, 90_000);
+  });
 });
 
 describe.skipIf(!accounts)("hostile file_paths, one after another, as the bot's user", () => {

@@ -5,10 +5,10 @@
  * Rules: botapi-facts.md §1 (getFile, layout, limits), field cases BR-01, BR-02, BR-03.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { stat, access } from "node:fs/promises";
+import { stat } from "node:fs/promises";
 import { extname, resolve } from "node:path";
 import { badRequest, E } from "./api-error.ts";
-import { LocalDisk, type LocalOwner } from "./local-files.ts";
+import { LocalDisk, exists, type LocalOwner } from "./local-files.ts";
 import type { FileDownloadFault, LocalFileFault } from "./types.ts";
 
 /** Cloud getFile limit: MAX_DOWNLOAD_FILE_SIZE = 20 << 20 bytes (TBA Client.h). */
@@ -155,6 +155,30 @@ export class FileStore {
     if (times > 0) this.faults.push({ fault, times });
   }
 
+  /** Holds for the next getFile calls of known files, in order ({@link holdGetFile}). */
+  private readonly holds: Array<{ arrived: () => void; released: Promise<void> }> = [];
+
+  /**
+   * The next getFile of a known file waits until `release()` (a local server still downloading a big file);
+   * `arrived` resolves when that call is in.
+   */
+  holdGetFile(): { arrived: Promise<void>; release: () => void } {
+    let arrived!: () => void;
+    let release!: () => void;
+    const seen = new Promise<void>((r) => (arrived = r));
+    const released = new Promise<void>((r) => (release = r));
+    this.holds.push({ arrived, released });
+    return { arrived: seen, release };
+  }
+
+  /** Called by getFile before it answers: waits out the oldest hold, if any. */
+  async passHold(): Promise<void> {
+    const hold = this.holds.shift();
+    if (!hold) return;
+    hold.arrived();
+    await hold.released;
+  }
+
   /** Local mode: the next `times` getFile answers name `fault` at their `file_path` instead of the file. */
   addLocalFault(fault: LocalFileFault, times: number): void {
     if (times > 0) this.localFaults.push({ fault, times });
@@ -233,15 +257,6 @@ export class FileStore {
     const f = this.files.get(link.uniqueId);
     if (!f) return undefined;
     return f.bytes ?? Bun.file(f.sourcePath!);
-  }
-}
-
-async function exists(p: string): Promise<boolean> {
-  try {
-    await access(p);
-    return true;
-  } catch {
-    return false;
   }
 }
 

@@ -61,6 +61,7 @@ export async function startEmulator(opts: EmulatorOptions = {}): Promise<Emulato
       if (core.mode !== "local") throw new Error("emulator: faultLocalFile needs local mode");
       core.files.addLocalFault(fault, times);
     },
+    holdGetFile: () => core.files.holdGetFile(),
     expireFileLinks: () => core.files.expireLinks(),
     redeliver: (updateId) => core.updates.redeliver(updateId),
     calls: core.calls,

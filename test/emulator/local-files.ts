@@ -103,8 +103,8 @@ export class LocalDisk {
   }
 }
 
-/** Whether `p` exists. */
-async function exists(p: string): Promise<boolean> {
+/** Whether `p` exists (the emulated server's own check before it reuses a file). */
+export async function exists(p: string): Promise<boolean> {
   try {
     await access(p);
     return true;

@@ -236,7 +236,8 @@ async function getFile(c: Ctx): Promise<unknown> {
   const id = (c.args.str("file_id") ?? "").trim();
   const delay = c.core.opts.getFileDelayMs ?? 0;
   if (delay > 0 && id !== "" && c.core.files.byId(id)) await Bun.sleep(delay);
-  return c.core.files.getFile(id, c.core.now()); // after the delay, like a server answering late
+  if (id !== "" && c.core.files.byId(id)) await c.core.files.passHold();
+  return c.core.files.getFile(id, c.core.now()); // after the delay (or hold), like a server answering late
 }
 
 /** Handlers by canonical method name. */

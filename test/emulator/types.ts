@@ -318,6 +318,11 @@ export interface Emulator {
    * (a FIFO, device, socket, directory, symlink, a removed file, a file of another size). Later getFiles are normal.
    */
   faultLocalFile(fault: LocalFileFault, times?: number): void;
+  /**
+   * The next getFile of a known file waits until `release()` (a server still downloading the file; both modes).
+   * `arrived` resolves once that call is in. Holds queue up: each one takes the next getFile.
+   */
+  holdGetFile(): { arrived: Promise<void>; release: () => void };
   /** Every file link issued so far answers 404 from now on (BR-02 b); a later getFile issues a new path. */
   expireFileLinks(): void;
   /** Re-queues an already confirmed update; it is served once even though its id is below the confirmed offset. */
