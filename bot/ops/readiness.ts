@@ -61,8 +61,13 @@ export function botApiCheck(api: Api, startup: { waiting(): boolean; tracker: Ou
 /**
  * `disk`: the data filesystem has room for the rest of the byte budget — free bytes ≥
  * DOWNLOAD_BUDGET − bytes already reserved (reserved jobs' files are on the disk already).
+ * Local mode (`botApiDir` given): the Bot API server writes every source into its own dir, and docket
+ * reads it there in place without reserving it (issue 16), so that file system needs DOWNLOAD_BUDGET free
+ * as well — on top of the data's need when both are one disk (the default `/var/lib/docket/bot-api`), the
+ * same "twice the budget" as disk-layout.sh.
  */
-export function diskCheck(dataDir: string, budget: number, reserved: () => Promise<number>): CheckSpec {
+export function diskCheck(dataDir: string, budget: number, reserved: () => Promise<number>, botApiDir?: string): CheckSpec {
+  const mb = (n: number) => Math.floor(n / MB);
   return {
     name: "disk",
     ttlMs: 10_000,
@@ -71,9 +76,22 @@ export function diskCheck(dataDir: string, budget: number, reserved: () => Promi
       const s = await statfs(dataDir);
       const free = s.bavail * s.bsize;
       const inUse = await reserved();
-      const need = Math.max(0, budget - inUse);
-      const detail = `${Math.floor(free / MB)} MB free on ${dataDir}, budget ${Math.floor(budget / MB)} MB (${Math.floor(inUse / MB)} MB reserved)`;
-      return free >= need ? { ok: true, detail } : { ok: false, detail: `${detail}: needs ${Math.floor(need / MB)} MB free; free disk space or lower DOWNLOAD_BUDGET` };
+      let need = Math.max(0, budget - inUse);
+      let detail = `${mb(free)} MB free on ${dataDir}, budget ${mb(budget)} MB (${mb(inUse)} MB reserved)`;
+      let ok = true;
+      if (botApiDir !== undefined) {
+        if ((await stat(botApiDir)).dev === (await stat(dataDir)).dev) {
+          need += budget;
+          detail += `; the Bot API server's files (${botApiDir}) are on the same disk: ${mb(budget)} MB more`;
+        } else {
+          const b = await statfs(botApiDir);
+          const bFree = b.bavail * b.bsize;
+          ok = bFree >= budget;
+          detail += `; ${mb(bFree)} MB free on ${botApiDir} (the Bot API server's files)${ok ? "" : `: needs ${mb(budget)} MB free`}`;
+        }
+      }
+      ok &&= free >= need;
+      return ok ? { ok: true, detail } : { ok: false, detail: `${detail}${free >= need ? "" : `: needs ${mb(need)} MB free`}; free disk space or lower DOWNLOAD_BUDGET` };
     },
   };
 }

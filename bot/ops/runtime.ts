@@ -79,7 +79,7 @@ export class Ops {
     this.readiness = [
       cached(databaseCheck(() => app.db.sqlite.query("SELECT 1").get())),
       cached(botApiCheck(api, { waiting: () => this.phase === "starting", tracker: this.startup })),
-      cached(diskCheck(config.dataDir, config.downloadBudget, () => app.services.store.budgetInUse())),
+      cached(diskCheck(config.dataDir, config.downloadBudget, () => app.services.store.budgetInUse(), config.mode === "local" ? config.localBotApiDir : undefined)),
       cached(intake),
       ...(config.backupMaxAgeMs > 0 ? [cached(backupCheck(config.dataDir, app.paths.dbFile, config.backupMaxAgeMs, now))] : []),
     ];

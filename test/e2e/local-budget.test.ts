@@ -8,9 +8,10 @@
  * that when the server's dir is on the data disk.
  */
 import { mkdirSync, mkdtempSync, rmSync, statfsSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
-import { diskCheck, healthApi, startOpsServer } from "../../bot/ops/http.ts";
+import { diskCheck } from "../../bot/ops/readiness.ts";
 import type { ProcessRunner } from "../../bot/worker/types.ts";
 import { copyRunner } from "../support/copy-runner.ts";
 import { startStack, type Stack } from "../support/stack.ts";
@@ -51,39 +52,33 @@ describe("the byte budget counts what docket writes", () => {
 });
 
 describe("the free-space check covers the server's dir", () => {
-  test("/healthz in local mode: the data disk must hold twice the budget when the server's dir is on it", async () => {
-    stack = await startStack({ runner: copyRunner(), emulator: { mode: "local" } });
-    const { app, config } = stack;
-    // A missing server dir is named (the container creates it; the emulator only at the first getFile).
-    const missing = await diskCheck([{ name: "bot-api", path: config.localBotApiDir, need: 1 }]);
-    expect(missing).toEqual({ ok: false, detail: `bot-api: ${config.localBotApiDir}: ENOENT` });
-    mkdirSync(config.localBotApiDir, { recursive: true });
-    const s = statfsSync(config.dataDir);
-    // More than half of the free space: enough for docket's own writes, not for the server's files beside them.
-    const budget = Math.floor(s.bavail * s.bsize * 0.6);
-    const deps = { sqlite: app.db.sqlite, api: healthApi(config.token, config.apiRoot), dataDir: config.dataDir, budget };
-    for (const [botApiDir, ok] of [[undefined, true], [config.localBotApiDir, false]] as const) {
-      const server = startOpsServer(0, { ...deps, ...(botApiDir ? { botApiDir } : {}) }, app.services.metrics, app.services.log);
-      try {
-        const body = await (await fetch(`http://127.0.0.1:${server.port}/healthz`)).json();
-        expect(body.checks.disk.ok).toBe(ok);
-        expect(body.checks.disk.detail).toMatch(botApiDir ? /^data \+ bot-api: \d+ MB free, needs \d+ MB$/ : /^data: \d+ MB free, needs \d+ MB$/);
-      } finally {
-        await server.stop(true);
-      }
+  const reservedNone = async () => 0;
+  test("the server's dir on the data disk: that disk must hold twice the budget", async () => {
+    const root = mkdtempSync(join(tmpdir(), "docket-disk-"));
+    const botApi = join(root, "bot-api");
+    mkdirSync(botApi);
+    try {
+      const s = statfsSync(root);
+      // More than half of the free space: enough for docket's own writes, not for the server's files beside them.
+      const budget = Math.floor(s.bavail * s.bsize * 0.6);
+      const alone = await diskCheck(root, budget, reservedNone).run(new AbortController().signal);
+      expect(alone.ok).toBe(true);
+      const both = await diskCheck(root, budget, reservedNone, botApi).run(new AbortController().signal);
+      expect(both.ok).toBe(false);
+      expect(both.detail).toMatch(new RegExp(`the Bot API server's files \\(${botApi}\\) are on the same disk: \\d+ MB more: needs ${Math.floor((2 * budget) / MiB)} MB free; free disk space or lower DOWNLOAD_BUDGET$`));
+    } finally {
+      rmSync(root, { recursive: true, force: true });
     }
   });
 
-  test("a server's dir on another file system is checked on its own", async () => {
+  test("the server's dir on another file system is checked on its own; a missing one is an error", async () => {
     const shm = mkdtempSync(join("/dev/shm", "docket-disk-"));
-    const data = mkdtempSync(join(process.env.TMPDIR ?? "/tmp", "docket-disk-"));
+    const data = mkdtempSync(join(tmpdir(), "docket-disk-"));
     try {
-      const c = await diskCheck([
-        { name: "data", path: data, need: 1 },
-        { name: "bot-api", path: shm, need: Number.MAX_SAFE_INTEGER },
-      ]);
+      const c = await diskCheck(data, Number.MAX_SAFE_INTEGER / 4, async () => Number.MAX_SAFE_INTEGER, shm).run(new AbortController().signal);
       expect(c.ok).toBe(false);
-      expect(c.detail).toMatch(/^data: \d+ MB free, needs 0 MB; bot-api: \d+ MB free, needs \d+ MB$/);
+      expect(c.detail).toMatch(new RegExp(`MB free on ${shm} \\(the Bot API server's files\\): needs \\d+ MB free; free disk space or lower DOWNLOAD_BUDGET$`));
+      await expect(Promise.resolve(diskCheck(data, 1, reservedNone, join(shm, "none")).run(new AbortController().signal))).rejects.toThrow("ENOENT");
     } finally {
       rmSync(shm, { recursive: true, force: true });
       rmSync(data, { recursive: true, force: true });
