@@ -111,7 +111,7 @@ describe("BR-03 local server: absolute file_path, read in place", () => {
     expect(out.failure.retryable).toBe(false);
     const lines = out.logs.filter((l: string) => l.includes("cannot read the local Bot API file"));
     expect(lines).toHaveLength(1);
-    const line = JSON.parse(lines[0]);
+    const line = JSON.parse(lines[0]!);
     expect(line).toMatchObject({ path: src, code: "EACCES", blocked_at: src, owner_uid: 0, owner_gid: 0, mode: "640", uid: 65534 });
     expect(line.msg).toBe(`cannot read the local Bot API file: EACCES at ${src} (owner 0:0, mode 640); add the bot's user to group 0 (SupplementaryGroups= in docket.service; install.sh sets it up) or grant an ACL, then restart docket (docs/local-mode.md, Permissions)`);
   });
@@ -123,7 +123,7 @@ describe("BR-03 local server: absolute file_path, read in place", () => {
     const out = asNobody(src, "2-00");
     if (!out) return;
     expect(out.failure.reason).toBe("file_not_readable");
-    const line = JSON.parse(out.logs.find((l: string) => l.includes("cannot read the local Bot API file")));
+    const line = JSON.parse(out.logs.find((l: string) => l.includes("cannot read the local Bot API file"))!);
     expect([line.blocked_at, line.mode]).toEqual([join(root, "123:TOKEN"), "750"]);
   });
 

@@ -17,6 +17,7 @@ import { ENDED_STATES } from "../../bot/jobs/states.ts";
 import { startEmulator, type Emulator, type EmulatorOptions } from "../emulator/index.ts";
 import type { ServiceAccounts } from "./service-users.ts";
 import { inUnitSandbox } from "./unit-sandbox.ts";
+import { asUser } from "./unprivileged.ts";
 
 /** The columns of a job row the tests look at (snake_case, as stored). */
 export interface JobRow {
@@ -135,12 +136,11 @@ export async function startServiceStack(opts: ServiceStackOptions): Promise<Serv
     // A bot that ran before may have left db files; a root-owned one would lock the bot's user out.
     if (accounts) chownTree(join(dataDir, "db"), accounts.bot.uid, accounts.bot.gid);
     const bun = ["bun", "--no-env-file", "bot/main.ts"];
-    const asUser = accounts
-      ? ["setpriv", `--reuid=${accounts.bot.uid}`, `--regid=${accounts.bot.gid}`, inGroup ? `--groups=${accounts.server.gid}` : "--clear-groups", "--no-new-privs", "--inh-caps=-all", ...bun]
-      : bun;
-    const argv = opts.sandbox ? inUnitSandbox(asUser, root, stage) : asUser;
+    const user = accounts ? [...asUser(accounts.bot.uid, accounts.bot.gid, inGroup ? [accounts.server.gid] : []), "--no-new-privs", "--inh-caps=-all", ...bun] : bun;
+    const cwd = accounts?.repoRoot ?? REPO_ROOT;
+    const argv = opts.sandbox ? inUnitSandbox(user, root, stage, [cwd]) : user;
     code = null;
-    const p = Bun.spawn(argv, { cwd: REPO_ROOT, env, stdout: "pipe", stderr: "pipe" });
+    const p = Bun.spawn(argv, { cwd, env, stdout: "pipe", stderr: "pipe" });
     reading = Promise.all([collect(p.stdout as ReadableStream<Uint8Array>, logs), collect(p.stderr as ReadableStream<Uint8Array>, logs)]);
     void p.exited.then((c) => void (code = c));
     proc = p;

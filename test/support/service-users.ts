@@ -5,8 +5,9 @@
  * reads those files only through the server's group. Created with `useradd --system` when missing
  * (root only), reused otherwise; parallel test files may race to create them, which is handled.
  */
-import { REPO_ROOT } from "../../scripts/demo/bot-process.ts";
+import { join } from "node:path";
 import { toolReady } from "./tools.ts";
+import { canRead, reachableRepoRoot } from "./unprivileged.ts";
 
 /** A system account: its name, uid and primary gid. */
 export interface Account {
@@ -44,15 +45,18 @@ export function ensureAccount(name: string): Account {
   throw new Error(`useradd ${name}: the account database stayed locked`);
 }
 
-/** The two accounts of a service test. */
+/** The two accounts of a service test, and the checkout as the bot's user reads it. */
 export interface ServiceAccounts {
   readonly server: Account;
   readonly bot: Account;
+  /** The checkout, or a bind mount of it an unprivileged user can enter (test/support/unprivileged.ts). */
+  readonly repoRoot: string;
 }
 
 /**
  * The accounts, or null after printing why the suite is skipped: it needs root (to create users
- * and switch to them with setpriv) and a checkout the bot's user can read (not under /root).
+ * and switch to them with setpriv) and a path to the checkout the bot's user can read (the
+ * checkout itself, or the bind mount vitest's global setup makes of a private clone).
  * @param suite the suite's name for the skip line
  */
 export function serviceAccounts(suite: string): ServiceAccounts | null {
@@ -63,10 +67,10 @@ export function serviceAccounts(suite: string): ServiceAccounts | null {
   if (!toolReady("useradd") || !toolReady("setpriv")) return null;
   const server = ensureAccount(SERVER_ACCOUNT);
   const bot = ensureAccount(BOT_ACCOUNT);
-  const probe = Bun.spawnSync(["setpriv", `--reuid=${bot.uid}`, `--regid=${bot.gid}`, "--clear-groups", "test", "-r", `${REPO_ROOT}/package.json`]);
-  if (probe.exitCode !== 0) {
-    console.warn(`skipped: ${suite}: the checkout ${REPO_ROOT} is not readable by an unprivileged user (clone it outside /root)`);
+  const root = reachableRepoRoot();
+  if (root === null || !canRead(join(root, "package.json"), bot.uid, bot.gid)) {
+    console.warn(`skipped: ${suite}: no path to this checkout that an unprivileged user can read (test/support/unprivileged.ts)`);
     return null;
   }
-  return { server, bot };
+  return { server, bot, repoRoot: root };
 }

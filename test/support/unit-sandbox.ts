@@ -37,20 +37,27 @@ function q(s: string): string {
 /**
  * argv that runs `argv` inside a new mount namespace laid out like the unit's sandbox, with every
  * unit path moved under `root`. `stage` is an empty directory outside /tmp (e.g. under /dev/shm),
- * used to carry `root` over the private /tmp when `root` lives in /tmp.
+ * used to carry `root` and `carry` over the private /tmp when they live in /tmp.
  * @param root the test's root: the unit's `/var/lib/docket` is `<root>/var/lib/docket`
+ * @param carry more paths the process needs that may live in /tmp (read-only inside)
  */
-export function inUnitSandbox(argv: readonly string[], root: string, stage: string, paths: UnitPaths = unitPaths()): string[] {
+export function inUnitSandbox(argv: readonly string[], root: string, stage: string, carry: readonly string[] = [], paths: UnitPaths = unitPaths()): string[] {
   const moved = (p: string) => join(root, p);
+  // Under /tmp: the test's root, and e.g. the bind mount through which the bot's user reads the checkout.
+  const kept = [root, ...carry].filter((p) => p.startsWith("/tmp/"));
   const script = [
     "set -eu",
-    // PrivateTmp=yes: a private /tmp; the test's root (under /tmp) is carried over at the same path.
-    ...(root.startsWith("/tmp/")
-      ? [`mount --bind ${q(root)} ${q(stage)}`, "mount -t tmpfs -o mode=1777 tmpfs /tmp", `mkdir -p ${q(root)}`, `mount --bind ${q(stage)} ${q(root)}`, `umount ${q(stage)}`]
+    // PrivateTmp=yes: a private /tmp; what the test keeps under /tmp is carried over at the same paths.
+    ...(kept.length
+      ? [
+          ...kept.flatMap((p, i) => [`mkdir -p ${q(`${stage}/${i}`)}`, `mount --bind ${q(p)} ${q(`${stage}/${i}`)}`]),
+          "mount -t tmpfs -o mode=1777 tmpfs /tmp",
+          ...kept.flatMap((p, i) => [`mkdir -p ${q(p)}`, `mount --bind ${q(`${stage}/${i}`)} ${q(p)}`, `umount ${q(`${stage}/${i}`)}`]),
+        ]
       : []),
-    // ProtectSystem=strict: everything read-only (the carried-over root is a mount of its own).
+    // ProtectSystem=strict: everything read-only (each carried-over path is a mount of its own).
     "mount -o remount,bind,ro /",
-    ...(root.startsWith("/tmp/") ? [`mount -o remount,bind,ro ${q(root)}`] : []),
+    ...kept.map((p) => `mount -o remount,bind,ro ${q(p)}`),
     // The ReadWritePaths= must exist (the caller lays them out, as disk-layout.sh does); a missing one stops here.
     ...paths.readWrite.flatMap((p) => [`mount --bind ${q(moved(p))} ${q(moved(p))}`, `mount -o remount,bind,rw ${q(moved(p))}`]),
     // ReadOnlyPaths=-…: skipped when missing, like systemd's "-" prefix.
