@@ -245,13 +245,15 @@ export interface AccessBlock {
  * Find the first directory below `root` (or `root` itself, or the file) that the bot's user may
  * not enter (directories) or read (the file), with its owner and mode. Null when every step is
  * allowed or the owner cannot be read either. Each call has the same deadline.
+ * @param opts.lastIsFile whether `path` is a file to read (default) or a directory to enter
  */
-export async function findAccessBlock(root: string, path: string, callMs: number): Promise<AccessBlock | null> {
+export async function findAccessBlock(root: string, path: string, callMs: number, opts: { readonly lastIsFile?: boolean } = {}): Promise<AccessBlock | null> {
   const rel = relative(root, path);
   const steps = [root];
   if (rel && !rel.startsWith("..")) for (const part of rel.split(sep)) steps.push(resolve(steps.at(-1)!, part));
+  const fileLast = (opts.lastIsFile ?? true) && steps.length > 1;
   for (const [i, p] of steps.entries()) {
-    const mode = i === steps.length - 1 && steps.length > 1 ? constants.R_OK : constants.X_OK;
+    const mode = i === steps.length - 1 && fileLast ? constants.R_OK : constants.X_OK;
     try {
       await withDeadline(access(p, mode), callMs, `access ${p}`);
     } catch (err) {

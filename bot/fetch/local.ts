@@ -12,7 +12,8 @@ import type { Api } from "grammy";
 import type { Logger } from "../log.ts";
 import { FetchError, classifyGetFileError } from "./errors.ts";
 import { getFileThroughHolds } from "./get-file.ts";
-import { findAccessBlock, readInPlace, SourceError } from "./in-place.ts";
+import { resolve } from "node:path";
+import { findAccessBlock, isInside, readInPlace, SourceError } from "./in-place.ts";
 import { checkAgainst } from "./size-checks.ts";
 import { downloadTimer, type DownloadTimer } from "./timeouts.ts";
 import type { TryFailure } from "../jobs/retry.ts";
@@ -117,7 +118,7 @@ async function classify(
       jlog.error({ path: located.path, bot_api_dir: botApiDir }, "the local Bot API file is missing after a second getFile; is LOCAL_BOT_API_DIR the server's --dir, mounted at the same path?");
       return final("local file missing after a second getFile");
     case "outside":
-      jlog.error({ path: located.path, bot_api_dir: botApiDir, detail: err.detail }, "file_path resolves outside LOCAL_BOT_API_DIR; refusing to read it");
+      jlog.error({ path: located.path, bot_api_dir: botApiDir, detail: err.detail }, outsideLine(located.path, botApiDir));
       return final("file_path outside LOCAL_BOT_API_DIR");
     case "not_regular":
       jlog.error({ path: located.path, detail: err.detail }, "the local Bot API file is not a regular file (FIFO, device or socket); refusing to read it");
@@ -130,6 +131,22 @@ async function classify(
     case "changed":
       return new FetchError(changedFailure(err, { declared: req.declaredSize, announced: located.size }, req.limit));
   }
+}
+
+/**
+ * The operator line of a file_path that resolves outside LOCAL_BOT_API_DIR, naming the likely cause and
+ * its fix: a plain absolute path outside the dir means the server's `--dir` is not LOCAL_BOT_API_DIR as
+ * this host sees it (a configuration fault: every local job fails the same way); a path inside it that
+ * leads out through `..` or a symlink, or a file swapped while opened, is something in the server's dir
+ * that should not be there. Both start with "file_path resolves outside LOCAL_BOT_API_DIR".
+ */
+export function outsideLine(filePath: string, botApiDir: string): string {
+  const head = `file_path resolves outside LOCAL_BOT_API_DIR (${botApiDir})`;
+  const lexical = resolve(filePath);
+  if (!isInside(resolve(botApiDir), lexical) && !filePath.split("/").includes("..")) {
+    return `${head}: the server's --dir is not LOCAL_BOT_API_DIR as this host sees it; set LOCAL_BOT_API_DIR to the server's --dir, bind-mounted at the same absolute path in its container (DOCKET_BOT_API_DIR in compose.env), then restart docket (docs/local-mode.md)`;
+  }
+  return `${head} through a symlink, ".." or a file swapped in; refusing to read it. Find out what wrote it into the server's dir and remove it`;
 }
 
 /**

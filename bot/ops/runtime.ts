@@ -13,6 +13,7 @@ import { AlertWatch } from "./alert-watch.ts";
 import { Alerts } from "./alerts.ts";
 import { buildInfo } from "./build-info.ts";
 import { CachedCheck, runChecks, type CheckSpec } from "./check.ts";
+import { botApiDirCheck } from "./bot-api-dir-check.ts";
 import { EventLoopLag } from "./event-loop.ts";
 import { startOpsServer, type OpsServer, type Phase } from "./http.ts";
 import { eventLoopCheck, outboxCheck, poolsCheck } from "./liveness.ts";
@@ -37,7 +38,7 @@ export interface OpsOptions {
 }
 
 /** Journal level of each failing readiness check (issue 9 item 3: a webhook in error is an error line). */
-const LEVELS: Readonly<Record<string, FailLevel>> = { database: "error", disk: "error", webhook: "error", backup: "warn", botApi: "warn", polling: "warn" };
+const LEVELS: Readonly<Record<string, FailLevel>> = { database: "error", disk: "error", botApiDir: "error", webhook: "error", backup: "warn", botApi: "warn", polling: "warn" };
 
 /** The operator side of one bot process. */
 export class Ops {
@@ -80,6 +81,7 @@ export class Ops {
       cached(databaseCheck(() => app.db.sqlite.query("SELECT 1").get())),
       cached(botApiCheck(api, { waiting: () => this.phase === "starting", tracker: this.startup })),
       cached(diskCheck(config.dataDir, config.downloadBudget, () => app.services.store.budgetInUse(), config.mode === "local" ? config.localBotApiDir : undefined)),
+      ...(config.mode === "local" ? [cached(botApiDirCheck(config.localBotApiDir))] : []),
       cached(intake),
       ...(config.backupMaxAgeMs > 0 ? [cached(backupCheck(config.dataDir, app.paths.dbFile, config.backupMaxAgeMs, now))] : []),
     ];

@@ -6,9 +6,10 @@
  * - In the group: the server's file is the job's source, read in place; docket writes nothing to
  *   downloads/, and the job ends `ready`. (A hard link is refused there, and a copy would show up in
  *   downloads/: both ways the old fallback is caught.)
- * - Without the group: `file_not_readable`, one operator line naming the blocked directory, its
- *   owner and the fix, and the user's message; once the operator adds the group, the re-sent file
- *   goes through.
+ * - Without the group: `/readyz` (`botApiDir`) and one journal line say so as soon as the bot runs,
+ *   before any file; a job ends `file_not_readable`, with one operator line naming the blocked
+ *   directory, its owner and the fix, and the user's message; once the operator adds the group, the
+ *   re-sent file goes through and the check is ok.
  * - One run as root keeps the privileged path covered.
  */
 import { createHash } from "node:crypto";
@@ -45,6 +46,14 @@ async function writtenDuring(dir: string, fn: () => Promise<void>): Promise<stri
   return [...seen, ...readdirSync(dir)];
 }
 
+/** A TCP port on 127.0.0.1 that was free a moment ago (for the bot's HTTP_PORT). */
+async function freePort(): Promise<number> {
+  const free = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
+  const port = free.port!;
+  await free.stop(true);
+  return port;
+}
+
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex");
 
 describe.skipIf(!accounts)("local mode as a service: the bot's own user reads the server's files in place", () => {
@@ -75,8 +84,16 @@ describe.skipIf(!accounts)("local mode as a service: the bot's own user reads th
     expect(await s.stop()).toBe(0);
   });
 
-  test("without the server's group: file_not_readable, one operator line with the cause and the fix; with the group the re-sent file goes through", async () => {
-    const s = (stack = await startServiceStack({ accounts, inServerGroup: false }));
+  test("without the server's group: /readyz and one journal line say so at start; file_not_readable, one operator line with the cause and the fix; with the group the re-sent file goes through", async () => {
+    const port = await freePort();
+    const s = (stack = await startServiceStack({ accounts, inServerGroup: false, env: { HTTP_PORT: String(port) } }));
+    // Before any file: readiness names the directory the bot's user may not enter, its owner and the group to add.
+    const blocked = `the bot's user (uid ${accounts!.bot.uid}, groups []) may not enter LOCAL_BOT_API_DIR ${s.botApiDir} (owner ${accounts!.server.uid}:${accounts!.server.gid}, mode 750); add the bot's user to group ${accounts!.server.gid} (SupplementaryGroups= in docket.service; install.sh sets it up) or grant an ACL, then restart docket (docs/local-mode.md, Permissions)`;
+    const readyz = async () => (await (await fetch(`http://127.0.0.1:${port}/readyz`)).json()) as { checks: Record<string, { ok: boolean; detail: string }> };
+    await expect.poll(async () => (await readyz().catch(() => null))?.checks.botApiDir).toEqual({ ok: false, detail: blocked });
+    const failing = () => s.logs.filter((l) => l.includes('"msg":"readiness check botApiDir failing'));
+    await expect.poll(() => failing().length).toBe(1);
+    expect(JSON.parse(failing()[0]!)).toMatchObject({ level: 50, check: "botApiDir", msg: `readiness check botApiDir failing: ${blocked}` });
     const u = s.em.user({ language_code: "en" });
     const pdf = await makePdf({ pages: [["No group"]] });
     const first = await u.sendDocument({ bytes: pdf, file_name: "no-group.pdf" });
@@ -100,13 +117,13 @@ describe.skipIf(!accounts)("local mode as a service: the bot's own user reads th
     const rearmed = await s.waitJob(job.id, ["ready"]);
     expect(rearmed.local_path!.startsWith(s.botApiDir)).toBe(true);
     expect(again.message_id).toBeGreaterThan(first.message_id);
+    expect((await readyz()).checks.botApiDir).toEqual({ ok: true, detail: `the bot's user may enter ${s.botApiDir}` });
+    expect(failing()).toHaveLength(1);
     expect(await s.stop()).toBe(0);
   });
 
   test("as root (the one privileged run): the same in-place read, nothing in downloads/; /healthz checks the server's disk too", async () => {
-    const free = Bun.serve({ hostname: "127.0.0.1", port: 0, fetch: () => new Response("") });
-    const port = free.port;
-    await free.stop(true);
+    const port = await freePort();
     const s = (stack = await startServiceStack({ accounts: null, env: { HTTP_PORT: String(port) } }));
     const u = s.em.user({ language_code: "en" });
     const pdf = await makePdf({ pages: [["Root run"]] });

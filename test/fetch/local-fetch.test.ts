@@ -131,12 +131,19 @@ describe("BR-03 local server: absolute file_path, read in place", () => {
     const outside = join(dir, "outside.pdf");
     writeFileSync(outside, "%PDF-1.4 x");
     symlinkSync(outside, join(docs, "file_7.pdf"));
-    const traversal = join(root, "123:TOKEN", "documents", "..", "..", "..", "outside.pdf");
-    for (const p of [outside, traversal, "/etc/hostname", join(docs, "file_7.pdf")]) {
+    // Not join(): it would normalize the ".." away.
+    const traversal = `${root}/123:TOKEN/documents/../../../outside.pdf`;
+    // A plain path elsewhere is a configuration fault (the server's --dir is another directory); one that leads out
+    // from inside the dir is something in the server's dir that should not be there. Each gets its own line.
+    const misconfigured = `file_path resolves outside LOCAL_BOT_API_DIR (${root}): the server's --dir is not LOCAL_BOT_API_DIR as this host sees it; set LOCAL_BOT_API_DIR to the server's --dir, bind-mounted at the same absolute path in its container (DOCKET_BOT_API_DIR in compose.env), then restart docket (docs/local-mode.md)`;
+    const ledOut = `file_path resolves outside LOCAL_BOT_API_DIR (${root}) through a symlink, ".." or a file swapped in; refusing to read it. Find out what wrote it into the server's dir and remove it`;
+    for (const [p, line] of [[outside, misconfigured], [traversal, ledOut], ["/etc/hostname", misconfigured], [join(docs, "file_7.pdf"), ledOut]] as const) {
       logs.length = 0;
       const f = await failureOf(localFetcher(apiAnswering(p), root, log)(req()));
       expect(f.reason).toBe("file_not_readable");
-      expect(logs.filter((l) => l.includes("file_path resolves outside LOCAL_BOT_API_DIR"))).toHaveLength(1);
+      const lines = logs.filter((l) => l.includes("file_path resolves outside LOCAL_BOT_API_DIR"));
+      expect(lines).toHaveLength(1);
+      expect([p, JSON.parse(lines[0]!).msg]).toEqual([p, line]);
     }
     expect(readdirSync(downloads)).toEqual([]);
   });
