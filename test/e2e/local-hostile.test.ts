@@ -55,7 +55,7 @@ describe.skipIf(!accounts)("two FIFOs no longer freeze the bot", () => {
       expect(await s.waitJob(j.id)).toMatchObject({ status: "failed", reason: "file_not_readable", attempts: 1 });
       expect(await failureText(u, j.id)).toBe(`Job #${j.id} failed: ${NOT_READABLE}`);
     }
-    const d = await u.sendDocument({ bytes: await makePdf({ pages: [["after fifos"]] }), file_name: "d.pdf" });
+    const d = await u.sendDocument({ bytes: await makePdf({ pages: [["after fifos: a text layer long enough to need no OCR"]] }), file_name: "d.pdf" });
     expect((await s.waitJob((await s.jobFor(u.chatId, d.message_id)).id)).status).toBe("ready");
     expect(await s.stop()).toBe(0);
     expect(s.logs.some((l) => l.includes('"msg":"stopped"'))).toBe(true);
@@ -67,11 +67,15 @@ describe.skipIf(!accounts)("hostile file_paths, one after another, as the bot's 
   beforeAll(async () => void (s = await startServiceStack({ accounts })));
   afterAll(async () => await s?.close());
 
-  /** Send a PDF (about 7 KB) with `fault` queued for its getFile; returns the ended job and the user. */
+  /**
+   * Send a PDF (about 7 KB) with `fault` queued for its getFile; returns the ended job and the user.
+   * Each page carries a full line of text (≥ USABLE_TEXT_CHARS), so the ones that reach processing
+   * need no OCR: the subject here is the file on the server's disk, not recognition.
+   */
   async function sendWith(fault: LocalFileFault, name: string) {
     const u = s.em.user({ language_code: "en" });
     s.em.faultLocalFile(fault);
-    const bytes = await makePdf({ pages: Array.from({ length: 24 }, (_, i) => [`hostile ${name}, page ${i + 1}`]) });
+    const bytes = await makePdf({ pages: Array.from({ length: 24 }, (_, i) => [`hostile ${name}, page ${i + 1}: a text layer long enough to need no OCR`]) });
     const sent = await u.sendDocument({ bytes, file_name: `${name}.pdf` });
     return { u, bytes, job: await s.waitJob((await s.jobFor(u.chatId, sent.message_id)).id) };
   }

@@ -57,7 +57,7 @@ describe.skipIf(!accounts)("local mode inside the unit's mount sandbox", () => {
   test("as the bot's user in the sandbox: the server's file is read in place, nothing is written to downloads/, ready", async () => {
     const s = (stack = await startServiceStack({ accounts, sandbox: true }));
     const u = s.em.user({ language_code: "en" });
-    const pdf = await makePdf({ pages: [["Sandboxed 1"], ["Sandboxed 2"]] });
+    const pdf = await makePdf({ pages: [1, 2].map((n) => [`Sandboxed ${n}: a text layer long enough to need no OCR`]) });
     const seen: string[] = [];
     const w = watch(join(s.dataDir, "downloads"), (_e, name) => void (name && seen.push(String(name))));
     let job;

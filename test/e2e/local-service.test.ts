@@ -61,7 +61,7 @@ describe.skipIf(!accounts)("local mode as a service: the bot's own user reads th
     protectedHardlinksOn();
     const s = (stack = await startServiceStack({ accounts }));
     const u = s.em.user({ language_code: "en" });
-    const pdf = await makePdf({ pages: [["In place 1"], ["In place 2"], ["In place 3"]] });
+    const pdf = await makePdf({ pages: [1, 2, 3].map((n) => [`In place ${n}: a text layer long enough to need no OCR`]) });
     let job;
     const written = await writtenDuring(join(s.dataDir, "downloads"), async () => {
       const sent = await u.sendDocument({ bytes: pdf, file_name: "in-place.pdf" });
@@ -95,7 +95,7 @@ describe.skipIf(!accounts)("local mode as a service: the bot's own user reads th
     await expect.poll(() => failing().length).toBe(1);
     expect(JSON.parse(failing()[0]!)).toMatchObject({ level: 50, check: "botApiDir", msg: `readiness check botApiDir failing: ${blocked}` });
     const u = s.em.user({ language_code: "en" });
-    const pdf = await makePdf({ pages: [["No group"]] });
+    const pdf = await makePdf({ pages: [["No group: a text layer long enough to need no OCR"]] });
     const first = await u.sendDocument({ bytes: pdf, file_name: "no-group.pdf" });
     const job = await s.waitJob((await s.jobFor(u.chatId, first.message_id)).id);
     expect([job.status, job.reason]).toEqual(["failed", "file_not_readable"]);
@@ -126,7 +126,7 @@ describe.skipIf(!accounts)("local mode as a service: the bot's own user reads th
     const port = await freePort();
     const s = (stack = await startServiceStack({ accounts: null, env: { HTTP_PORT: String(port) } }));
     const u = s.em.user({ language_code: "en" });
-    const pdf = await makePdf({ pages: [["Root run"]] });
+    const pdf = await makePdf({ pages: [["Root run: a text layer long enough to need no OCR"]] });
     let job;
     const written = await writtenDuring(join(s.dataDir, "downloads"), async () => {
       const sent = await u.sendDocument({ bytes: pdf, file_name: "root.pdf" });
