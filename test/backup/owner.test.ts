@@ -11,15 +11,20 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { makeTempDir, removeDir, runCmd } from "../bundle/helpers";
 import { asUser, canCreateUsers, createSystemUser, removeSystemUser } from "../support/system-user";
 import { toolReady } from "../support/tools";
+import { reachableRepoRoot } from "../support/unprivileged";
 
-const ready = toolReady("sqlite3") && canCreateUsers();
-if (!canCreateUsers()) console.warn("skipped: test/backup/owner.test.ts: needs root with useradd and setpriv (a real second user)");
+const ready = toolReady("sqlite3") && canCreateUsers() && reachableRepoRoot() !== null;
+if (!ready) console.warn("skipped: test/backup/owner.test.ts: needs root with useradd and setpriv (a real second user) and a checkout that user can read");
 let root = "";
 let user: ReturnType<typeof createSystemUser>;
 let backups = "";
 
+// backup.sh runs as the user (or continues as it when root starts it): it must read the scripts,
+// so it runs from a checkout the user can read (CI's private clone: the reachable root).
+const reachable = reachableRepoRoot();
 const backup = (prefix: string[], env: Record<string, string | undefined> = {}) =>
   runCmd([...prefix, "bash", "scripts/backup.sh", "--root", root, "--keep", "1", "--hooks-dir", "/etc/docket/backup"], {
+    cwd: reachable!,
     env: { DATA_DIR: "/var/lib/docket", BACKUP_DIR: undefined, BACKUP_KEEP: undefined, BACKUP_USER: undefined, ...env },
   });
 const owners = () => readdirSync(backups).map((n) => `${n}:${statSync(join(backups, n)).uid}`).sort();

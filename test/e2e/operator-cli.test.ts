@@ -22,6 +22,7 @@ import { copyRunner } from "../support/copy-runner.ts";
 import { freePort } from "../support/ports.ts";
 import { startStack, type Stack } from "../support/stack.ts";
 import { runningOps } from "../support/ops.ts";
+import { reachableRepoRoot } from "../support/unprivileged.ts";
 
 let stack: Stack | null = null;
 let ops: Ops | null = null;
@@ -35,9 +36,9 @@ afterEach(async () => {
 });
 
 /** Run `docket <args>` (bun bot/cli/main.ts) with exactly `env` (no env file). */
-async function docket(args: string[], env: Record<string, string>): Promise<{ code: number; out: string; err: string }> {
+async function docket(args: string[], env: Record<string, string>, cwd: string = REPO_ROOT): Promise<{ code: number; out: string; err: string }> {
   const p = Bun.spawn(["bun", "--no-env-file", "bot/cli/main.ts", ...args], {
-    cwd: REPO_ROOT,
+    cwd,
     env: { PATH: process.env.PATH!, HOME: process.env.HOME ?? "/root", DOCKET_ENV_FILE: "/nonexistent/docket.env", JOURNAL_STREAM: "", ...env },
     stdout: "pipe",
     stderr: "pipe",
@@ -98,7 +99,8 @@ describe("docket notify", () => {
     expect([none.code, none.err.trim()]).toEqual([1, `docket notify: no docket database at ${join(dir, "db", "docket.sqlite")}; is DATA_DIR right (--data-dir)? The alert was not recorded.`]);
   });
 
-  test.skipIf(process.getuid?.() !== 0)("run as root on the bot's database: recorded as its owner, no root-owned -wal/-shm left for the bot", async () => {
+  // The command continues as the database's owner, who must read the release (CI's private clone: through the reachable root).
+  test.skipIf(process.getuid?.() !== 0 || reachableRepoRoot() === null)("run as root on the bot's database: recorded as its owner, no root-owned -wal/-shm left for the bot", async () => {
     const dir = mkdtempSync(join(tmpdir(), "docket-notify-root-"));
     dirs.push(dir);
     const dbFile = join(dir, "db", "docket.sqlite");
@@ -107,7 +109,7 @@ describe("docket notify", () => {
     expect([made.exitCode, readdirSync(join(dir, "db"))]).toEqual([0, ["docket.sqlite"]]);
     const nobody = 65534;
     for (const p of [dir, join(dir, "db"), dbFile]) chownSync(p, nobody, nobody);
-    const r = await docket(["notify", "backup_failed", "restic: wrong password"], { DATA_DIR: dir });
+    const r = await docket(["notify", "backup_failed", "restic: wrong password"], { DATA_DIR: dir }, reachableRepoRoot()!);
     expect([r.code, r.err]).toEqual([0, ""]);
     const beside = readdirSync(join(dir, "db")).filter((f) => f !== "docket.sqlite");
     for (const f of beside) expect([f, statSync(join(dir, "db", f)).uid]).toEqual([f, nobody]);
