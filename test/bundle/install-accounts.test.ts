@@ -140,6 +140,33 @@ describe("install.sh --data-dir moves every data directory (issue 9 item 6)", ()
     }
   });
 
+  it("checks the free space on the file system that will hold the data: a small disk under --data-dir is measured, not the root's", async () => {
+    if (process.getuid?.() !== 0) return void console.log("[install-accounts] skipped: the small-disk case needs root (mount -t tmpfs)");
+    const root = testTempDir("smalldisk");
+    const small = join(root, "srv/small");
+    mkdirSync(small, { recursive: true });
+    // A 24 MiB disk of its own at /srv/small: the root's own file system has gigabytes free.
+    const m = runCmd(["mount", "-t", "tmpfs", "-o", "size=24m,mode=0755", "docket-test-small", small]);
+    if (m.status !== 0) return void console.log(`[install-accounts] skipped: the small-disk case cannot mount a tmpfs (${m.stderr.trim()})`);
+    try {
+      // Local mode needs the budget twice there (downloads + the server's copies): 32 MiB on a 24 MiB disk.
+      const before = treeWithoutLog(root);
+      const args = ["--root", root, "--no-start", "--data-dir", "/srv/small/docket", "--download-budget", "16MB"];
+      const local = await install([...args, "--mode", "local", "--api-id", "1"], { BOT_TOKEN: fakeToken(), TELEGRAM_API_HASH: API_HASH });
+      expect(local.stderr).toMatch(/error: not enough free space on the file system of \/srv\/small\/docket and \/srv\/small\/docket\/bot-api: 2\d{7} available, 33554432 needed \(DOWNLOAD_BUDGET=16MB, mode local\)/);
+      expect(local.status).toBe(3);
+      // Refused in the preflight: nothing but the install log was written.
+      expect(treeWithoutLog(root).filter((l) => !/^d \d+ var(\/log(\/docket)?)?$/.test(l))).toEqual(before);
+      // Cloud mode needs it once: it fits, and the data lands on that disk.
+      const cloud = await install(args, { BOT_TOKEN: fakeToken() });
+      expect(cloud.stderr).toMatch(/\/srv\/small\/docket: needs 16\.0 MiB free \(budget 16\.0 MiB, 16MB\); 2\d\.\d MiB available/);
+      expect(cloud.status).toBe(0);
+      expect(runCmd(["stat", "-c", "%d", join(small, "docket/db")]).stdout).toBe(runCmd(["stat", "-c", "%d", small]).stdout);
+    } finally {
+      runCmd(["umount", "-l", small]);
+    }
+  });
+
   it("refuses to move a data directory that holds the database, naming the way to do it, and changes nothing", async () => {
     const root = testTempDir("datamove");
     expect((await install(["--root", root, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() })).status).toBe(0);
