@@ -43,13 +43,13 @@ BOT_API_USER=docket-botapi BOT_API_GROUP=docket-botapi
 while [ $# -gt 0 ]; do
   case "$1" in
     --dry-run) DRY_RUN=1 ;;
-    --root) ROOT="${2:?--root needs a directory}"; shift ;;
-    --env-file) ENV_FILE="${2:?}"; shift ;;
-    --data-dir) DATA_DIR_ARG="${2:?}"; shift ;;
-    --bot-api-dir) BOT_API_DIR_ARG="${2:?}"; shift ;;
-    --bot-api-temp-dir) BOT_API_TEMP_DIR_ARG="${2:?}"; shift ;;
-    --mode) MODE_ARG="${2:?}"; shift ;;
-    --budget) BUDGET_ARG="${2:?}"; shift ;;
+    --root) ROOT="$(arg_value "$1" "${2-}")"; shift ;;
+    --env-file) ENV_FILE="$(arg_value "$1" "${2-}")"; shift ;;
+    --data-dir) DATA_DIR_ARG="$(arg_value "$1" "${2-}")"; shift ;;
+    --bot-api-dir) BOT_API_DIR_ARG="$(arg_value "$1" "${2-}")"; shift ;;
+    --bot-api-temp-dir) BOT_API_TEMP_DIR_ARG="$(arg_value "$1" "${2-}")"; shift ;;
+    --mode) MODE_ARG="$(arg_value "$1" "${2-}")"; shift ;;
+    --budget) BUDGET_ARG="$(arg_value "$1" "${2-}")"; shift ;;
     --no-space-check) SPACE_CHECK=0 ;;
     --check-only) CHECK_ONLY=1 ;; # the free-space check alone (install.sh's preflight), no directories
     -h | --help) usage; exit 0 ;;

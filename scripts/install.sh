@@ -105,27 +105,27 @@ SKIP_PACKAGES=0 NO_START=0 INTERACTIVE=1
 ORIG_ARGS="$*" # for the install log (no secret is ever an argument)
 while [ $# -gt 0 ]; do
   case "$1" in
-    --mode) MODE="${2:?--mode needs cloud or local}"; shift ;;
-    --token-file) TOKEN_FILE="${2:?}"; shift ;;
-    --api-id) API_ID="${2:?}"; shift ;;
-    --api-hash-file) API_HASH_FILE="${2:?}"; shift ;;
-    --data-dir) DATA_DIR="${2:?}"; shift ;;
-    --http-port) HTTP_PORT="${2:?}"; shift ;;
-    --download-budget) BUDGET="${2:?}"; shift ;;
-    --allowed-users) ALLOWED_USERS="${2:?--allowed-users needs ids, e.g. 12345,67890}"; shift ;;
+    --mode) MODE="$(arg_value "$1" "${2-}")"; shift ;;
+    --token-file) TOKEN_FILE="$(arg_value "$1" "${2-}")"; shift ;;
+    --api-id) API_ID="$(arg_value "$1" "${2-}")"; shift ;;
+    --api-hash-file) API_HASH_FILE="$(arg_value "$1" "${2-}")"; shift ;;
+    --data-dir) DATA_DIR="$(arg_value "$1" "${2-}")"; shift ;;
+    --http-port) HTTP_PORT="$(arg_value "$1" "${2-}")"; shift ;;
+    --download-budget) BUDGET="$(arg_value "$1" "${2-}")"; shift ;;
+    --allowed-users) ALLOWED_USERS="$(arg_value "$1" "${2-}")"; shift ;;
     --webhook) WEBHOOK=1 ;;
     --no-webhook) NO_WEBHOOK=1 ;;
-    --webhook-url) WEBHOOK_URL="${2:?}"; WEBHOOK=1; shift ;;
-    --webhook-port) WEBHOOK_PORT="${2:?}"; shift ;;
-    --bot-api-port) BOT_API_PORT="${2:?}"; shift ;;
-    --tls-cert) TLS_CERT="${2:?}"; shift ;;
-    --tls-key) TLS_KEY="${2:?}"; shift ;;
+    --webhook-url) WEBHOOK_URL="$(arg_value "$1" "${2-}")"; WEBHOOK=1; shift ;;
+    --webhook-port) WEBHOOK_PORT="$(arg_value "$1" "${2-}")"; shift ;;
+    --bot-api-port) BOT_API_PORT="$(arg_value "$1" "${2-}")"; shift ;;
+    --tls-cert) TLS_CERT="$(arg_value "$1" "${2-}")"; shift ;;
+    --tls-key) TLS_KEY="$(arg_value "$1" "${2-}")"; shift ;;
     --logout-cloud) LOGOUT_CLOUD=1 ;;
     --skip-packages) SKIP_PACKAGES=1 ;;
     --no-start) NO_START=1 ;;
     --non-interactive) INTERACTIVE=0 ;;
     --dry-run) DRY_RUN=1 ;;
-    --root) ROOT="${2:?--root needs a directory}"; shift ;;
+    --root) ROOT="$(arg_value "$1" "${2-}")"; shift ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown argument: $1 (see --help)" ;;
   esac

@@ -14,6 +14,17 @@ STEP_NO=0
 # log MESSAGE… — operator-facing progress line on stderr.
 log() { printf '%s\n' "$*" >&2; }
 
+# arg_value FLAG VALUE — print VALUE, the argument of FLAG; die naming FLAG when it is missing or
+# is the next option (`--token-file --mode local` would otherwise read a file named "--mode").
+# Use as VAR="$(arg_value "$1" "${2-}")" (set -e ends the script when it dies).
+arg_value() {
+  case "${2-}" in
+    "") die "$1 needs a value (see --help)" ;;
+    --*) die "$1 needs a value, not the option $2 (see --help)" ;;
+  esac
+  printf '%s' "$2"
+}
+
 # warn MESSAGE… — a problem that does not stop the script.
 warn() { printf 'warning: %s\n' "$*" >&2; }
 

@@ -274,6 +274,24 @@ describe("install.sh input checks", () => {
     expect(existsSync(join(root, "etc/docket/docket.env"))).toBe(false);
   });
 
+  it.each([
+    [["--token-file"], "--token-file needs a value (see --help)"],
+    [["--token-file", "--mode", "local"], "--token-file needs a value, not the option --mode (see --help)"],
+    [["--data-dir", "--no-start"], "--data-dir needs a value, not the option --no-start (see --help)"],
+    [["--mode"], "--mode needs a value (see --help)"],
+    [["--webhook-url", ""], "--webhook-url needs a value (see --help)"],
+  ])("an option without its value (%j) is named in one line, before anything is written", async (args, message) => {
+    const root = testTempDir("noarg");
+    const r = await install(["--root", root, ...args], { BOT_TOKEN: fakeToken() });
+    expect([r.status, r.stderr]).toEqual([1, `error: ${message}\n`]);
+    expect(snapshotTree(root)).toEqual([]);
+  });
+
+  it("disk-layout.sh names its option without a value too", () => {
+    const r = runCmd(["bash", "scripts/disk-layout.sh", "--dry-run", "--budget"]);
+    expect([r.status, r.stderr]).toEqual([1, "error: --budget needs a value (see --help)\n"]);
+  });
+
   it("rejects an unknown option", () => {
     const r = runCmd(["bash", "scripts/install.sh", "--frobnicate"]);
     expect(r.status).toBe(1);
