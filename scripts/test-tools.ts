@@ -87,6 +87,7 @@ export const TOOLS = {
   shellcheck: { packages: ["shellcheck"], for: "lint of scripts/ and .ci/run", find: bin("shellcheck") },
   nginx: { packages: ["nginx"], for: "nginx -t and a live nginx on 127.0.0.1", find: bin("nginx") },
   "systemd-analyze": { packages: ["systemd"], for: "systemd-analyze verify/security of the units", find: bin("systemd-analyze") },
+  systemctl: { packages: ["systemd"], for: "systemctl --root enable of the units on a throwaway root (no systemd as init needed)", find: bin("systemctl") },
   sqlite3: { packages: ["sqlite3"], for: "backup.sh/restore.sh (.backup, integrity_check)", find: bin("sqlite3") },
   openssl: { packages: ["openssl"], for: "throwaway TLS certificates for nginx", find: bin("openssl") },
   curl: { packages: ["curl"], for: "install.sh health checks", find: bin("curl") },

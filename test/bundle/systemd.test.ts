@@ -103,6 +103,17 @@ describe.skipIf(!ready)("systemd-analyze verify", () => {
   });
 });
 
+describe.skipIf(!toolReady("systemctl"))("systemctl enable (offline, on the throwaway root)", () => {
+  it("a container unit is wanted by the bot and by dockerd: a dockerd stopped and started again brings it back", () => {
+    for (const d of ["docket.service.wants", "docker.service.wants"]) rmSync(join(root, "etc/systemd/system", d), { recursive: true, force: true });
+    const r = runCmd(["systemctl", `--root=${root}`, "enable", "docket-bot-api.service", "docket-nginx.service"]);
+    expect(r.status).toBe(0);
+    const wants = (d: string) => readdirSync(join(root, "etc/systemd/system", d)).sort();
+    expect(wants("docket.service.wants")).toEqual(["docket-bot-api.service", "docket-nginx.service"]);
+    expect(wants("docker.service.wants")).toEqual(["docket-bot-api.service", "docket-nginx.service"]);
+  });
+});
+
 /**
  * The bound holds only while the shutdown code keeps its shape: main.ts races intake against
  * INTAKE_STOP_MS and closes with DRAIN_MS; app.close waits twice with its deadline (engine.stop,
@@ -218,8 +229,8 @@ describe("unit directives", () => {
         Restart: "on-failure",
       };
       expect(pick(u, "Service", service)).toEqual(service);
-      // Enabled means: starting the bot starts it (install.sh enables it in its mode only).
-      expect(get(u, "Install", "WantedBy")).toBe("docket.service");
+      // Enabled means: starting the bot starts it, and so does dockerd coming back (install.sh enables it in its mode only).
+      expect(get(u, "Install", "WantedBy")).toBe("docket.service docker.service");
     }
     expect(get("docket-nginx.service", "Service", "ExecReload")).toBe("/opt/docket/current/scripts/container.sh reload nginx");
     // The bot is ordered after both, so it starts once the server is healthy (the unit is active only then).
