@@ -65,17 +65,17 @@ KEEP_DAILY="${BACKUP_KEEP_DAILY:-7}" KEEP_WEEKLY="${BACKUP_KEEP_WEEKLY:-4}" KEEP
 
 while [ $# -gt 0 ]; do
   case "$1" in
-    --data-dir) DATA_DIR="${2:?}"; shift ;;
-    --dest) DEST="${2:?}"; shift ;;
-    --keep) KEEP="${2:?}"; shift ;;
+    --data-dir) DATA_DIR="$(arg_value "$1" "${2-}")"; shift ;;
+    --dest) DEST="$(arg_value "$1" "${2-}")"; shift ;;
+    --keep) KEEP="$(arg_value "$1" "${2-}")"; shift ;;
     --with-results) WITH_RESULTS=true ;;
-    --hooks-dir) HOOKS_DIR="${2:?}"; shift ;;
+    --hooks-dir) HOOKS_DIR="$(arg_value "$1" "${2-}")"; shift ;;
     --kind) KIND="${2:?--kind needs nightly or pre-upgrade}"; shift ;;
-    --release) RELEASE="${2:?}"; shift ;;
-    --upgrade-to) UPGRADE_TO="${2:?}"; shift ;;
+    --release) RELEASE="$(arg_value "$1" "${2-}")"; shift ;;
+    --upgrade-to) UPGRADE_TO="$(arg_value "$1" "${2-}")"; shift ;;
     --no-restic) USE_RESTIC=0 ;;
     --init-restic) INIT_RESTIC=1 ;;
-    --root) ROOT="${2:?}"; shift ;;
+    --root) ROOT="$(arg_value "$1" "${2-}")"; shift ;;
     --dry-run) DRY_RUN=1 ;;
     --quiet) ;; # accepted for BACKUP_ARGS compatibility; output goes to the journal anyway
     -h | --help) usage; exit 0 ;;

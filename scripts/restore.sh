@@ -36,8 +36,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --no-service) SERVICE=0 ;;
     --with-results) WITH_RESULTS=1 ;;
-    --data-dir) DATA_DIR_ARG="${2:?}"; shift ;;
-    --root) ROOT="${2:?}"; shift ;;
+    --data-dir) DATA_DIR_ARG="$(arg_value "$1" "${2-}")"; shift ;;
+    --root) ROOT="$(arg_value "$1" "${2-}")"; shift ;;
     --dry-run) DRY_RUN=1 ;;
     --from-restic) SNAPSHOT="${2:?--from-restic needs a snapshot id or latest}"; shift ;;
     -h | --help) usage; exit 0 ;;

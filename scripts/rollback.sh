@@ -36,8 +36,8 @@ while [ $# -gt 0 ]; do
     --to) TO="${2:?--to needs a release id (ls /opt/docket/releases)}"; shift ;;
     --restore) DB_POLICY=restore ;;
     --keep-db) DB_POLICY=keep ;;
-    --data-dir) DATA_DIR_ARG="${2:?}"; shift ;;
-    --root) ROOT="${2:?}"; shift ;;
+    --data-dir) DATA_DIR_ARG="$(arg_value "$1" "${2-}")"; shift ;;
+    --root) ROOT="$(arg_value "$1" "${2-}")"; shift ;;
     --dry-run) DRY_RUN=1 ;;
     -h | --help) usage; exit 0 ;;
     *) die "unknown argument: $1 (see --help)" ;;

@@ -287,9 +287,14 @@ describe("install.sh input checks", () => {
     expect(snapshotTree(root)).toEqual([]);
   });
 
-  it("disk-layout.sh names its option without a value too", () => {
-    const r = runCmd(["bash", "scripts/disk-layout.sh", "--dry-run", "--budget"]);
-    expect([r.status, r.stderr]).toEqual([1, "error: --budget needs a value (see --help)\n"]);
+  it.each([
+    ["disk-layout.sh", "--budget"],
+    ["backup.sh", "--keep"],
+    ["restore.sh", "--data-dir"],
+    ["rollback.sh", "--data-dir"],
+  ])("%s names its option without a value too (%s)", (script, flag) => {
+    const r = runCmd(["bash", `scripts/${script}`, "--dry-run", flag]);
+    expect([r.status, r.stderr]).toEqual([1, `error: ${flag} needs a value (see --help)\n`]);
   });
 
   it("rejects an unknown option", () => {
