@@ -2,8 +2,8 @@
  * A failed unit reaches the admins in Telegram (issue 10 item 3, cause `unit_failed`) with no extra
  * software: `systemd/docket-alert@.service`, started by every docket unit's OnFailure=, runs its
  * ExecStart — read from the unit file, `%i` the failed unit — as an unprivileged system user, inside
- * the unit's file-system sandbox (ProtectSystem=strict: everything read-only but its ReadWritePaths=,
- * read from the unit), with the unit's environment (docket.env's keys, its Environment= lines, and
+ * the unit's file-system sandbox (test/support/unit-sandbox.ts: ProtectSystem=strict, PrivateTmp, its
+ * ReadWritePaths= read from the unit), with the unit's environment (docket.env's keys, its Environment= lines, and
  * the MONITOR_* variables systemd hands an OnFailure= unit), against the emulator, no bot running
  * (docket.service is the unit that failed):
  * - exit 78: the command sends the alert itself, naming the status, what it means and the fix; the
@@ -23,6 +23,7 @@ import { startEmulator, type Emulator } from "../emulator/index.ts";
 import { freePort } from "../support/ports.ts";
 import { canCreateUsers, createSystemUser, removeSystemUser } from "../support/system-user.ts";
 import { toolReady } from "../support/tools.ts";
+import { inUnitSandbox, unitPaths } from "../support/unit-sandbox.ts";
 import { asUser, canRead, reachableRepoRoot } from "../support/unprivileged.ts";
 
 const UNIT = join(REPO_ROOT, "systemd", "docket-alert@.service");
@@ -40,6 +41,7 @@ if (why) console.warn(`skipped: docket-alert@.service (test/e2e/unit-alert.test.
 let user: { name: string; uid: number; gid: number } | null = null;
 let root = "";
 let em: Emulator | null = null;
+const stages: string[] = [];
 beforeAll(() => {
   if (why) return;
   user = createSystemUser("docket-t-alert");
@@ -47,6 +49,7 @@ beforeAll(() => {
 });
 afterAll(async () => {
   await em?.close();
+  for (const d of stages) rmSync(d, { recursive: true, force: true });
   if (root) rmSync(root, { recursive: true, force: true });
   if (user) removeSystemUser(user.name);
 });
@@ -59,16 +62,11 @@ function directives(key: string): string[] {
     .map((l) => l.slice(key.length + 1));
 }
 
-/** Shell-quote one word. */
-const q = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
-
-/**
- * argv running `argv` in a mount namespace like the unit's sandbox: `/` read-only (ProtectSystem=strict),
- * each ReadWritePaths= entry (moved under `root`) writable again.
- */
-function inSandbox(argv: string[], rw: string[]): string[] {
-  const script = ["set -eu", "mount -o remount,bind,ro /", ...rw.flatMap((p) => [`mount --bind ${q(p)} ${q(p)}`, `mount -o remount,bind,rw ${q(p)}`]), 'exec "$@"'].join("\n");
-  return ["unshare", "--mount", "--propagation", "private", "sh", "-c", script, "sh", ...argv];
+/** The mount-namespace sandbox of the alert unit (test/support/unit-sandbox.ts), its paths moved under `root`. */
+function inSandbox(argv: string[]): string[] {
+  const stage = mkdtempSync(join("/dev/shm", "docket-alert-stage-"));
+  stages.push(stage);
+  return inUnitSandbox(argv, root, stage, [reachableRepoRoot()!], unitPaths(UNIT));
 }
 
 /**
@@ -85,8 +83,7 @@ async function runAlertUnit(failed: string, env: Record<string, string>, monitor
   const fixed = Object.fromEntries(directives("Environment").map((e) => e.split(/=(.*)/s).slice(0, 2) as [string, string]));
   // CacheDirectory= makes /var/cache/docket under systemd; here Bun's cache is off.
   const unitEnv = { ...fixed, BUN_RUNTIME_TRANSPILER_CACHE_PATH: "0" };
-  const rw = directives("ReadWritePaths").flatMap((l) => l.split(/\s+/)).map((p) => join(root, p));
-  const p = Bun.spawn(inSandbox([...asUser(user!.uid, user!.gid), "--no-new-privs", "--inh-caps=-all", ...argv], rw), {
+  const p = Bun.spawn(inSandbox([...asUser(user!.uid, user!.gid), "--no-new-privs", "--inh-caps=-all", ...argv]), {
     cwd: reachableRepoRoot()!,
     env: { PATH: process.env.PATH!, JOURNAL_STREAM: "", ...env, ...unitEnv, ...monitor },
     stdout: "pipe",
@@ -143,7 +140,7 @@ describe.skipIf(why !== null)("docket-alert@.service: a failed unit tells the ad
 
     // backup.sh told the admins itself (backup_failed, run as the same user), then its unit failed: one message.
     // (Spawned, not spawnSync: the emulator answering the command lives in this process.)
-    const own = Bun.spawn(inSandbox([...asUser(user!.uid, user!.gid), "bun", "--no-env-file", "bot/cli/main.ts", "notify", "backup_failed", "restic: wrong password"], [db]), {
+    const own = Bun.spawn(inSandbox([...asUser(user!.uid, user!.gid), "bun", "--no-env-file", "bot/cli/main.ts", "notify", "backup_failed", "restic: wrong password"]), {
       cwd: reachableRepoRoot()!,
       env: { PATH: process.env.PATH!, JOURNAL_STREAM: "", ...env },
       stderr: "pipe",
