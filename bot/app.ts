@@ -17,6 +17,7 @@ import { i18n, localeFor, type DocketContext } from "./i18n/index.ts";
 import { accessControl } from "./intake/access.ts";
 import { commands } from "./intake/commands.ts";
 import { fileIntake } from "./intake/files.ts";
+import { actions } from "./intake/actions.ts";
 import { settings } from "./intake/settings.ts";
 import { ReplyNotDelivered, ReplySender } from "./intake/replies.ts";
 import { Janitor, janitorOptions } from "./janitor/janitor.ts";
@@ -209,6 +210,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   bot.use(accessControl(services));
   bot.use(fileIntake(services));
   bot.use(settings(services));
+  bot.use(actions(services));
   bot.use(commands(services, (job) => janitor.erase(job)));
   bot.catch((err) => log.error({ err: err.error, update_id: err.ctx.update.update_id }, "handler error"));
 

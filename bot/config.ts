@@ -128,6 +128,8 @@ const envSchema = z.object({
   OCR_CONCURRENCY: positiveInt.optional(),
   RESULT_TTL: duration.prefault("24h"),
   PART_MAX_AGE: duration.prefault("6h"),
+  ALBUM_QUIET: duration.prefault("2s"),
+  MERGE_QUIET: duration.prefault("30s"),
   JANITOR_INTERVAL: duration.prefault("10m"),
   ALLOWED_USER_IDS: idList.prefault(""),
   ADMIN_USER_IDS: idList.prefault(""),
@@ -229,6 +231,10 @@ export interface Config {
   readonly ocrConcurrency: number;
   readonly resultTtlMs: number;
   readonly partMaxAgeMs: number;
+  /** An album is complete after this long without a new part, ms (ALBUM_QUIET; issue 13 item 5: Telegram sends its parts as separate updates). */
+  readonly albumQuietMs: number;
+  /** "Merge with the next files" (issue 15 item 3): the merge starts this long after the last file sent, ms (MERGE_QUIET). */
+  readonly mergeQuietMs: number;
   readonly janitorIntervalMs: number;
   /** Empty = everyone may use the bot. */
   readonly allowedUserIds: readonly number[];
@@ -335,6 +341,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     ocrConcurrency: e.OCR_CONCURRENCY ?? Math.max(1, cpus().length),
     resultTtlMs: e.RESULT_TTL,
     partMaxAgeMs: e.PART_MAX_AGE,
+    albumQuietMs: e.ALBUM_QUIET,
+    mergeQuietMs: e.MERGE_QUIET,
     janitorIntervalMs: e.JANITOR_INTERVAL,
     allowedUserIds: Object.freeze(e.ALLOWED_USER_IDS),
     adminUserIds: Object.freeze(e.ADMIN_USER_IDS),

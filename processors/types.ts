@@ -19,6 +19,16 @@ export interface Detection {
   readonly label: string;
 }
 
+/** One part of a multi-part job (an album) as the parts processor gets it: a downloaded file and its album position. */
+export interface PartInput {
+  /** Absolute path of the downloaded part. */
+  readonly path: string;
+  /** Declared file name from the chat (a hint for naming and the chat's part list only). */
+  readonly name: string | null;
+  /** 1-based position in the album (parts that failed before processing keep their numbers). */
+  readonly n?: number;
+}
+
 /** Options a processor receives (all sizes in bytes, times in ms, pixels as counts). */
 export interface ProcessorOptions {
   /** Directory for this attempt's outputs and intermediates (`work/<job>-<rand>/`); created by the caller. */
@@ -27,6 +37,11 @@ export interface ProcessorOptions {
   readonly declaredName?: string | null;
   /** Declared MIME type from the chat (a hint only). */
   readonly declaredMime?: string | null;
+  /**
+   * The parts of a multi-part job in album order; when given, processFile builds ONE PDF from them
+   * (processors/parts/build-pdf.ts) and its input path is not read.
+   */
+  readonly parts?: readonly PartInput[];
   /** Requested action; `default` = the type's sensible default. */
   readonly action?: string;
   /** Maximum pixels an image may declare before it is decoded (sharp `limitInputPixels`). */

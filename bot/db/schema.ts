@@ -198,6 +198,76 @@ export const opsAlerts = sqliteTable(
 /** Row type of `ops_alerts`. */
 export type OpsAlert = typeof opsAlerts.$inferSelect;
 
+/** States of one part of a multi-part job (an album): waiting for its download, on disk, or left out. */
+export const PART_STATES = ["accepted", "fetched", "failed"] as const;
+/** One of {@link PART_STATES}. */
+export type PartState = (typeof PART_STATES)[number];
+
+/**
+ * The parts of a multi-part job (issue 13 item 5: an album, `media_group_id`, becomes one job): each
+ * part is its own Telegram file with its own `getFile`, size checks and state, so a crash resumes per
+ * part and a part that fails is named in the final message while the rest still makes the output.
+ * Order is the album's order: `message_id` ascending.
+ */
+export const jobParts = sqliteTable(
+  "job_parts",
+  {
+    jobId: integer("job_id")
+      .notNull()
+      .references(() => fileJobs.id, { onDelete: "cascade" }),
+    /** The user's message that carried this part (album order). */
+    messageId: integer("message_id").notNull(),
+    /** The update that carried it (a redelivered update adds no second part). */
+    updateId: integer("update_id").notNull(),
+    /** `document` or `photo`. */
+    source: text("source").notNull(),
+    fileId: text("file_id").notNull(),
+    fileUniqueId: text("file_unique_id").notNull(),
+    declaredName: text("declared_name"),
+    declaredMime: text("declared_mime"),
+    declaredSize: integer("declared_size"),
+    status: text("status").$type<PartState>().notNull(),
+    /** Generated path of the downloaded part (`downloads/<job>-<random>`), null until fetched. */
+    localPath: text("local_path"),
+    sha256: text("sha256"),
+    /** Real size on disk, bytes. */
+    realSize: integer("real_size"),
+    /** Reason code when `failed` (bot/jobs/reasons.ts). */
+    reason: text("reason"),
+    /** JSON params of the reason message. */
+    reasonParams: text("reason_params"),
+    /** Operator detail of the failure (English, redacted). */
+    lastError: text("last_error"),
+  },
+  (t) => [primaryKey({ columns: [t.jobId, t.messageId] }), uniqueIndex("job_parts_update_unique").on(t.updateId)],
+);
+
+/** Row type of `job_parts`. */
+export type JobPart = typeof jobParts.$inferSelect;
+
+/**
+ * Questions the bot asked and waits for an answer to (issue 15 item 2: "extract" and "split" ask for a
+ * page range in a reply): at most one per user and chat, the latest wins, answered once.
+ */
+export const chatPrompts = sqliteTable(
+  "chat_prompts",
+  {
+    chatId: integer("chat_id").notNull(),
+    userId: integer("user_id").notNull(),
+    /** The job whose source the answer applies to. */
+    jobId: integer("job_id")
+      .notNull()
+      .references(() => fileJobs.id, { onDelete: "cascade" }),
+    /** What the answer is for: `extract`, `split` or `rotate:<degrees>` (bot/actions/). */
+    action: text("action").notNull(),
+    createdAt: text("created_at").notNull(),
+  },
+  (t) => [primaryKey({ columns: [t.chatId, t.userId] })],
+);
+
+/** Row type of `chat_prompts`. */
+export type ChatPrompt = typeof chatPrompts.$inferSelect;
+
 /** Row type of `file_jobs`. */
 export type FileJob = typeof fileJobs.$inferSelect;
 /** Row type of `job_results`. */

@@ -11,10 +11,14 @@ import type { PhotoSize } from "grammy/types";
 import { downloadLimit } from "../config.ts";
 import type { DocketContext } from "../i18n/index.ts";
 import type { FileJob } from "../db/schema.ts";
-import type { NewJob } from "../jobs/store.ts";
+import type { NewJob, NewPart } from "../jobs/store.ts";
 import { validDeclaredSize, type IntakeDecision } from "../jobs/intake-rules.ts";
 import type { Services } from "../services.ts";
 import { displayName, mb } from "./format.ts";
+import { isResultAlive } from "../jobs/states.ts";
+import { actionSource } from "../actions/source.ts";
+import { mergePress, PROMPT_MAX_AGE_MS } from "../actions/prompts.ts";
+import type { Facts } from "../../processors/types.ts";
 
 /** The largest PhotoSize by pixel area (Telegram lists sizes ascending, but that is not documented). */
 export function largestPhoto(sizes: readonly PhotoSize[]): PhotoSize | undefined {
@@ -57,6 +61,103 @@ export function fileIntake(services: Services): Composer<DocketContext> {
     if (!parsed) return;
     // The chat's /settings choose the processing variant; it is part of the idempotency key.
     const input: NewJob = { ...parsed, variant: (await store.getSettings(parsed.chatId)).pdfAction };
+    const groupId = (ctx.message ?? ctx.editedMessage)?.media_group_id;
+    // An album's edit (a new caption) changes none of its files: nothing to do.
+    if (groupId !== undefined && ctx.editedMessage) return;
+    if (!ctx.editedMessage && (await mergePart(ctx, input))) return;
+    if (groupId !== undefined) {
+      const accepted = (id: number) => ctx.t("intake-album-accepted", { id: String(id) });
+      if (await albumPart(ctx, input, `album:${groupId}`, config.albumQuietMs, accepted)) return;
+    }
+    await takeFile(ctx, input);
+  });
+
+  /**
+   * A file sent while the user's "merge with the next files" question is open (issue 15 item 3): a part
+   * of the merge job of that press, whose first part is the file the merge started from. False when no
+   * merge is open (or its job started already): the file is taken as usual.
+   */
+  async function mergePart(ctx: DocketContext, input: NewJob): Promise<boolean> {
+    const prompt = await store.getPrompt(input.chatId, input.userId, services.now(), PROMPT_MAX_AGE_MS);
+    const press = prompt ? mergePress(prompt.action) : null;
+    if (!prompt || press === null) return false;
+    const from = await store.get(prompt.jobId);
+    const source = from && isResultAlive(from, services.now()) && from.facts ? actionSource(from, JSON.parse(from.facts) as Facts, await store.results(from.id)) : null;
+    if (!from || !source || source.kind !== "pdf") return false;
+    const f = source.file;
+    const seed: NewPart = {
+      // Not a real update: the press's update_id, negated, keeps job_parts.update_id unique.
+      updateId: -press,
+      messageId: from.messageId,
+      source: f.source === "photo" ? "photo" : "document",
+      fileId: f.fileId,
+      fileUniqueId: f.fileUniqueId,
+      declaredName: f.declaredName,
+      declaredMime: f.declaredMime,
+      declaredSize: f.declaredSize,
+      reserveSize: f.declaredSize ?? downloadLimit(config),
+      tooBig: null,
+    };
+    const accepted = (id: number) => ctx.t("action-merge-accepted", { id: String(id), source: String(from.id), seconds: Math.round(config.mergeQuietMs / 1000) });
+    return albumPart(ctx, { ...input, declaredName: f.declaredName }, `merge:${from.id}:${press}`, config.mergeQuietMs, accepted, seed);
+  }
+
+  /**
+   * One part of an album (issue 13 item 5) or of a merge (`key`): recorded on its multi-part job, one
+   * reply (`accepted`) for the whole job. False when that job was claimed or ended before this part
+   * came: it is then a file of its own.
+   */
+  async function albumPart(ctx: DocketContext, input: NewJob, key: string, quietMs: number, accepted: (jobId: number) => string, seed?: NewPart): Promise<boolean> {
+    const limit = downloadLimit(config);
+    const size = input.declaredSize;
+    const tooBig = size !== null && size > limit ? { params: { size: mb(size), limit: mb(limit) }, detail: `declared ${size} B over the ${config.mode} download limit ${limit} B` } : null;
+    const album: NewJob = { ...input, source: "album", fileId: key, fileUniqueId: key, declaredName: seed ? input.declaredName : null, declaredMime: null, declaredSize: null };
+    const part: NewPart = {
+      updateId: input.updateId,
+      messageId: input.messageId,
+      source: input.source === "photo" ? "photo" : "document",
+      fileId: input.fileId,
+      fileUniqueId: input.fileUniqueId,
+      declaredName: input.declaredName,
+      declaredMime: input.declaredMime,
+      declaredSize: input.declaredSize,
+      // Seed 000: reserve by the upper bound; a part over the limit is never downloaded.
+      reserveSize: tooBig ? 0 : (size ?? limit),
+      tooBig,
+    };
+    const admin = config.adminUserIds.includes(input.userId);
+    const outcome = await store.intakeAlbumPart(album, part, services.now(), quietMs, {
+      edited: false,
+      tooBig: null,
+      limits: {
+        maxInFlight: admin ? Number.POSITIVE_INFINITY : config.userMaxJobsInFlight,
+        maxBytesPerDay: admin ? Number.POSITIVE_INFINITY : config.userMaxBytesPerDay,
+      },
+      render: (d, job) => (d.kind === "accept" ? accepted(job!.id) : replyText(ctx, d, job, null, config)),
+    }, seed);
+    const flog = log.child({ file_unique_id: input.fileUniqueId, key });
+    switch (outcome.kind) {
+      case "late":
+        flog.info({ job: outcome.job.id, status: outcome.job.status }, "album part came after its album's job started: taken as a file of its own");
+        return false;
+      case "redelivered":
+        flog.info({ job: outcome.job.id }, "redelivered update: its album part is recorded");
+        return true;
+      case "added":
+        flog.info({ job: outcome.job.id, too_big: tooBig !== null }, "album part added");
+        return true;
+      case "first": {
+        const { decision: d, job, reply } = outcome.intake;
+        if (d.kind === "accept") flog.info({ job: job!.id, chat_id: input.chatId, too_big: tooBig !== null }, "accepted an album");
+        else flog.info({ decision: d.kind }, "album refused");
+        if (reply) services.replies.deliver(reply, job);
+        return true;
+      }
+    }
+  }
+
+  /** Intake of one file message (seed 000): the decision, the job row and its reply in one transaction. */
+  async function takeFile(ctx: DocketContext, input: NewJob): Promise<void> {
     const now = services.now();
     const limit = downloadLimit(config);
     const size = input.declaredSize;
@@ -107,16 +208,17 @@ export function fileIntake(services: Services): Composer<DocketContext> {
     }
     if (reply) services.replies.deliver(reply, job);
     if (d.kind === "accept" || d.kind === "rearm") services.wake();
-  });
+  }
 
   return c;
 }
 
 /**
- * The reply text of an intake decision in the user's language (null: no reply). Every size figure
+ * The reply text of an intake decision in the user's language (null: no reply); exported for the
+ * action jobs of issue 15 (bot/intake/actions.ts), which go through the same intake. Every size figure
  * comes from the declared size and the configured limit (issue 11 item 5: no fixed "20 MB").
  */
-function replyText(
+export function replyText(
   ctx: DocketContext,
   d: IntakeDecision,
   job: FileJob | null,

@@ -8,7 +8,7 @@
 import { Database } from "bun:sqlite";
 import { and, asc, desc, eq, gt, gte, inArray, lte, ne, sql } from "drizzle-orm";
 import type { DocketDb } from "../db/open.ts";
-import { chatSettings, fileJobs, jobResults, type ChatReply, type FileJob, type JobResult, type JobState } from "../db/schema.ts";
+import { chatPrompts, chatSettings, fileJobs, jobParts, jobResults, type ChatPrompt, type ChatReply, type FileJob, type JobPart, type JobResult, type JobState } from "../db/schema.ts";
 import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
 import { ACTIVE_STATES, canTransition, isActive } from "./states.ts";
@@ -17,7 +17,7 @@ import type { ReasonCode } from "./reasons.ts";
 import { JobStatements, transitionPatch } from "./sqlite-statements.ts";
 import { ReplyStatements } from "./sqlite-replies.ts";
 import { decideExisting, decideNew, replyKindOf, type QuotaUse } from "./intake-rules.ts";
-import type { AlertState, BudgetParams, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
+import type { AlbumPartOutcome, AlertState, BudgetParams, FetchedPart, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
 import { SqliteAlerts } from "./sqlite-alerts.ts";
 
 /** The idempotency key of a job, (chat_id, file_unique_id, variant), as bound values (seed 000: UNIQUE key). */
@@ -52,6 +52,8 @@ export class SqliteJobStore implements JobStore {
   private readonly intakeTx: { immediate(job: NewJob, now: number, options: IntakeOptions): IntakeOutcome };
   /** The refusal check and its INSERT, one IMMEDIATE transaction. */
   private readonly refusalTx: { immediate(reply: NewReply, now: number, windowMs: number): ChatReply | null };
+  /** An album part's intake, one IMMEDIATE transaction. */
+  private readonly albumTx: { immediate(album: NewJob, part: NewPart, now: number, quietMs: number, options: IntakeOptions, seed: NewPart | undefined): AlbumPartOutcome };
   private readonly replies: ReplyStatements;
 
   /**
@@ -67,6 +69,9 @@ export class SqliteJobStore implements JobStore {
     this.claimProcessTx = sqlite.transaction((owner: string, now: number, leaseTtlMs: number) => this.takeProcess(owner, now, leaseTtlMs));
     this.replies = new ReplyStatements(sqlite);
     this.intakeTx = sqlite.transaction((job: NewJob, now: number, options: IntakeOptions) => this.intakeBody(job, now, options));
+    this.albumTx = sqlite.transaction((album: NewJob, part: NewPart, now: number, quietMs: number, options: IntakeOptions, seed: NewPart | undefined) =>
+      this.albumBody(album, part, now, quietMs, options, seed),
+    );
     this.refusalTx = sqlite.transaction((reply: NewReply, now: number, windowMs: number) =>
       this.replies.refusals(reply.userId, now - windowMs) > 0 ? null : this.replies.insert({ ...reply, jobId: null, kind: "refused" }, now),
     );
@@ -137,6 +142,118 @@ export class SqliteJobStore implements JobStore {
         ? null
         : this.replies.insert({ updateId: job.updateId, chatId: job.chatId, userId: job.userId, replyTo: job.messageId, jobId: row?.id ?? null, kind, text }, now);
     return { decision, job: row, reply };
+  }
+
+  /** Body of {@link intakeAlbumPart}; runs inside its IMMEDIATE transaction. */
+  private albumBody(album: NewJob, part: NewPart, now: number, quietMs: number, o: IntakeOptions, seed: NewPart | undefined): AlbumPartOutcome {
+    const existing = this.stmts.byKey.get(jobKey(album));
+    if (existing) {
+      const known = this.db.select({ jobId: jobParts.jobId }).from(jobParts).where(eq(jobParts.updateId, part.updateId)).get();
+      if (known) return { kind: "redelivered", job: existing };
+      if (existing.status !== "accepted" || existing.leaseOwner !== null || existing.attempts > 0) return { kind: "late", job: existing };
+      this.insertPart(existing.id, part);
+      const job = this.db
+        .update(fileJobs)
+        .set({ declaredSize: (existing.declaredSize ?? 0) + part.reserveSize, notBefore: iso(now + quietMs), updatedAt: iso(now) })
+        .where(eq(fileJobs.id, existing.id))
+        .returning()
+        .get()!;
+      return { kind: "added", job };
+    }
+    const first = this.intakeBody({ ...album, declaredSize: part.reserveSize + (seed?.reserveSize ?? 0) }, now, { ...o, tooBig: null });
+    if (first.decision.kind !== "accept" || !first.job) return { kind: "first", intake: first };
+    if (seed) this.insertPart(first.job.id, seed);
+    this.insertPart(first.job.id, part);
+    const job = this.db.update(fileJobs).set({ notBefore: iso(now + quietMs) }).where(eq(fileJobs.id, first.job.id)).returning().get()!;
+    return { kind: "first", intake: { ...first, job } };
+  }
+
+  /** INSERT one part: `accepted`, or `failed`/`too_big` when its declared size is over the limit. */
+  private insertPart(jobId: number, part: NewPart): void {
+    this.db
+      .insert(jobParts)
+      .values({
+        jobId,
+        messageId: part.messageId,
+        updateId: part.updateId,
+        source: part.source,
+        fileId: part.fileId,
+        fileUniqueId: part.fileUniqueId,
+        declaredName: part.declaredName,
+        declaredMime: part.declaredMime,
+        declaredSize: part.declaredSize,
+        status: part.tooBig ? "failed" : "accepted",
+        reason: part.tooBig ? "too_big" : null,
+        reasonParams: part.tooBig ? JSON.stringify(part.tooBig.params) : null,
+        lastError: part.tooBig?.detail ?? null,
+      })
+      .run();
+  }
+
+  async intakeAlbumPart(album: NewJob, part: NewPart, now: number, quietMs: number, options: IntakeOptions, seed?: NewPart): Promise<AlbumPartOutcome> {
+    return this.albumTx.immediate(album, part, now, quietMs, options, seed);
+  }
+
+  async parts(jobId: number): Promise<JobPart[]> {
+    return this.db.select().from(jobParts).where(eq(jobParts.jobId, jobId)).orderBy(asc(jobParts.messageId)).all();
+  }
+
+  /** WHERE of a part write: this part, its job `accepted` and leased by `owner`. */
+  private partHeld(jobId: number, messageId: number, owner: string) {
+    return and(
+      eq(jobParts.jobId, jobId),
+      eq(jobParts.messageId, messageId),
+      sql`EXISTS (SELECT 1 FROM file_jobs WHERE file_jobs.id = ${jobId} AND file_jobs.status = 'accepted' AND file_jobs.lease_owner = ${owner})`,
+    );
+  }
+
+  async markPartFetched(jobId: number, messageId: number, owner: string, file: FetchedPart): Promise<boolean> {
+    const r = this.db
+      .update(jobParts)
+      .set({ status: "fetched", localPath: file.localPath, sha256: file.sha256, realSize: file.realSize, reason: null, reasonParams: null, lastError: null })
+      .where(this.partHeld(jobId, messageId, owner))
+      .returning({ messageId: jobParts.messageId })
+      .all();
+    return r.length > 0;
+  }
+
+  async failPart(jobId: number, messageId: number, owner: string, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string): Promise<boolean> {
+    const r = this.db
+      .update(jobParts)
+      .set({ status: "failed", localPath: null, reason, reasonParams: JSON.stringify(params), lastError: detail })
+      .where(this.partHeld(jobId, messageId, owner))
+      .returning({ messageId: jobParts.messageId })
+      .all();
+    return r.length > 0;
+  }
+
+  async resetPart(jobId: number, messageId: number, owner: string): Promise<boolean> {
+    const r = this.db
+      .update(jobParts)
+      .set({ status: "accepted", localPath: null, sha256: null, realSize: null })
+      .where(this.partHeld(jobId, messageId, owner))
+      .returning({ messageId: jobParts.messageId })
+      .all();
+    return r.length > 0;
+  }
+
+  async setPrompt(prompt: Omit<ChatPrompt, "createdAt">, now: number): Promise<void> {
+    const row = { ...prompt, createdAt: iso(now) };
+    this.db.insert(chatPrompts).values(row).onConflictDoUpdate({ target: [chatPrompts.chatId, chatPrompts.userId], set: { jobId: row.jobId, action: row.action, createdAt: row.createdAt } }).run();
+  }
+
+  async takePrompt(chatId: number, userId: number, now: number, maxAgeMs: number): Promise<ChatPrompt | null> {
+    const row = this.db
+      .delete(chatPrompts)
+      .where(and(eq(chatPrompts.chatId, chatId), eq(chatPrompts.userId, userId)))
+      .returning()
+      .get();
+    return row && Date.parse(row.createdAt) > now - maxAgeMs ? row : null;
+  }
+
+  async getPrompt(chatId: number, userId: number, now: number, maxAgeMs: number): Promise<ChatPrompt | null> {
+    const row = this.db.select().from(chatPrompts).where(and(eq(chatPrompts.chatId, chatId), eq(chatPrompts.userId, userId))).get();
+    return row && Date.parse(row.createdAt) > now - maxAgeMs ? row : null;
   }
 
   async intake(job: NewJob, now: number, options: IntakeOptions): Promise<IntakeOutcome> {

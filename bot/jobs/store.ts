@@ -6,7 +6,7 @@
  * `false` means someone else moved the job (seed 000: conditional UPDATE).
  * Times are epoch ms in, UTC ISO strings in rows.
  */
-import type { AlertState, ChatReply, FileJob, JobResult, JobState, OpsAlert } from "../db/schema.ts";
+import type { AlertState, ChatPrompt, ChatReply, FileJob, JobPart, JobResult, JobState, OpsAlert } from "../db/schema.ts";
 import type { IntakeDecision, QuotaLimits } from "./intake-rules.ts";
 
 export type { AlertState, OpsAlert } from "../db/schema.ts";
@@ -28,7 +28,8 @@ export interface NewJob {
   readonly chatId: number;
   readonly userId: number;
   readonly messageId: number;
-  readonly source: "document" | "photo";
+  /** The message field the file came in; `album` for a multi-part job (its files are {@link NewPart}s). */
+  readonly source: "document" | "photo" | "album";
   readonly fileId: string;
   readonly fileUniqueId: string;
   readonly declaredName: string | null;
@@ -37,6 +38,44 @@ export interface NewJob {
   readonly languageCode: string | null;
   /** Processing variant from the chat's settings (`default` when omitted); part of the idempotency key. */
   readonly variant?: string;
+}
+
+/**
+ * One part of an album (issue 13 item 5): the message's file, plus the size its share of the budget is
+ * reserved for (the declared size, or the mode's download limit when unknown — seed 000: reserve by the
+ * upper bound) and, when its declared size is over the limit, why it is left out.
+ */
+export interface NewPart {
+  readonly updateId: number;
+  readonly messageId: number;
+  readonly source: "document" | "photo";
+  readonly fileId: string;
+  readonly fileUniqueId: string;
+  readonly declaredName: string | null;
+  readonly declaredMime: string | null;
+  readonly declaredSize: number | null;
+  /** Bytes this part adds to the album job's `declared_size` (what its download claim reserves from). */
+  readonly reserveSize: number;
+  /** Set when the declared size is over the mode's download limit: the part is inserted `failed`/`too_big`. */
+  readonly tooBig: { readonly params: Readonly<Record<string, string | number>>; readonly detail: string } | null;
+}
+
+/** What {@link JobStore.intakeAlbumPart} did with one part. */
+export type AlbumPartOutcome =
+  /** The album's first part: {@link JobStore.intake}'s outcome for the album job (accepted or refused), the part recorded when accepted. */
+  | { readonly kind: "first"; readonly intake: IntakeOutcome }
+  /** Added to the album's waiting job; its quiet interval starts again. No reply (one reply per album). */
+  | { readonly kind: "added"; readonly job: FileJob }
+  /** This update's part is recorded already (a redelivered update). */
+  | { readonly kind: "redelivered"; readonly job: FileJob }
+  /** The album's job was claimed or ended before this part came: nothing written (the caller takes it as a file of its own). */
+  | { readonly kind: "late"; readonly job: FileJob };
+
+/** A part on disk, see {@link JobStore.markPartFetched}. */
+export interface FetchedPart {
+  readonly localPath: string;
+  readonly sha256: string;
+  readonly realSize: number;
 }
 
 /** How {@link JobStore.intake} treats one file message; the handler's part of the decision. */
@@ -130,6 +169,38 @@ export interface JobStore {
    * redelivered update records none). A crash after commit loses neither the job nor its reply.
    */
   intake(job: NewJob, now: number, options: IntakeOptions): Promise<IntakeOutcome>;
+  /**
+   * Take in one part of an album in ONE transaction (issue 13 item 5). `album` is the album job's
+   * record (`source` `album`, `file_unique_id` `album:<media_group_id>`, so the album is one key).
+   * No job with that key: {@link intake} for it (quota, reply "accepted" for the whole album), and when
+   * accepted the part is recorded and `not_before` set to `now + quietMs`. A job in `accepted` that no
+   * download has claimed yet (`attempts` 0, no lease): the part is added, `declared_size` grows by its
+   * `reserveSize`, and `not_before` moves to `now + quietMs` (the debounce: the album is complete after a
+   * quiet interval, since Telegram delivers its parts as separate updates). A part of this update exists:
+   * `redelivered`. Otherwise `late`, nothing written. `seed` (issue 15 "merge with the next files"): a
+   * part recorded before `part` when the job is created — the file the merge started from.
+   */
+  intakeAlbumPart(album: NewJob, part: NewPart, now: number, quietMs: number, options: IntakeOptions, seed?: NewPart): Promise<AlbumPartOutcome>;
+  /** The parts of a multi-part job in album order (`message_id` ascending). */
+  parts(jobId: number): Promise<JobPart[]>;
+  /**
+   * Part `messageId` of job `jobId` is on disk: `fetched` with its file — only while the job is `accepted`
+   * and leased by `owner` (a worker that lost its lease writes nothing). False when no row matched.
+   */
+  markPartFetched(jobId: number, messageId: number, owner: string, file: FetchedPart): Promise<boolean>;
+  /** Part `messageId` is left out of the output: `failed` with a reason, under the same condition as {@link markPartFetched}. */
+  failPart(jobId: number, messageId: number, owner: string, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string): Promise<boolean>;
+  /** A `fetched` part whose file is gone or changed goes back to `accepted` (resume rule), same condition as {@link markPartFetched}. */
+  resetPart(jobId: number, messageId: number, owner: string): Promise<boolean>;
+  /** Ask `userId` in `chatId` a question about job `jobId` (replaces the user's earlier one in that chat). */
+  setPrompt(prompt: Omit<ChatPrompt, "createdAt">, now: number): Promise<void>;
+  /**
+   * The user's open question in the chat, removed as it is taken (answered once), or null when there is
+   * none or it was asked more than `maxAgeMs` ago (an old one is removed too).
+   */
+  takePrompt(chatId: number, userId: number, now: number, maxAgeMs: number): Promise<ChatPrompt | null>;
+  /** The user's open question in the chat without taking it (null: none, or older than `maxAgeMs`). */
+  getPrompt(chatId: number, userId: number, now: number, maxAgeMs: number): Promise<ChatPrompt | null>;
   /**
    * Record a refusal for a user outside ALLOWED_USER_IDS unless that user got one within `windowMs`
    * (issue 11 item 6: at most one a day) or this update has a reply; the pending row, or null.

@@ -9,6 +9,7 @@
  * is edited instead of a new one appearing.
  */
 import type { Api } from "grammy";
+import type { InlineKeyboardMarkup } from "grammy/types";
 import type { FileJob } from "../db/schema.ts";
 import type { Logger } from "../log.ts";
 import type { LiveStream, Outbox } from "../outbox/index.ts";
@@ -54,14 +55,14 @@ export class OutboxStatusReporter implements StatusReporter {
     e.stream?.update([{ text }]);
   }
 
-  async final(job: FileJob, text: string): Promise<void> {
+  async final(job: FileJob, text: string, replyMarkup?: InlineKeyboardMarkup): Promise<void> {
     const e = this.entries.get(job.id) ?? this.open(job);
     e.latest = text;
     this.markFinished(job.id);
     await e.ready;
     this.entries.delete(job.id);
     if (!e.stream) return;
-    e.stream.update([{ text }]);
+    e.stream.update([{ text, ...(replyMarkup ? { reply_markup: replyMarkup } : {}) }]);
     const ids = await e.stream.finish({ raiseOnFailure: false });
     const outcome = e.stream.outcome();
     if (outcome?.status !== "ok") this.log.warn({ job: job.id, outcome: outcome?.status, ids }, "final status message not fully delivered");

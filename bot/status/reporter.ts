@@ -4,6 +4,7 @@
  * processing → ready or failed). Users are never told "done" before `ready` is
  * committed (seed 000: "Сообщение, которое можно повторить").
  */
+import type { InlineKeyboardMarkup } from "grammy/types";
 import type { FileJob } from "../db/schema.ts";
 
 /** Where job status text goes. Implementations rate-limit and collapse edits. */
@@ -22,8 +23,11 @@ export interface StatusReporter {
    * after it, so the chat reads "accepted" before the documents even after a hold.
    */
   shown(job: FileJob): Promise<void>;
-  /** Show the final text and wait until it is delivered (or has definitively failed). */
-  final(job: FileJob, text: string): Promise<void>;
+  /**
+   * Show the final text and wait until it is delivered (or has definitively failed); `replyMarkup` is
+   * the message's inline keyboard (issue 15: the actions on a result), sent with the same edit.
+   */
+  final(job: FileJob, text: string, replyMarkup?: InlineKeyboardMarkup): Promise<void>;
   /** Deliver what is pending and stop (shutdown). */
   close(): Promise<void>;
 }

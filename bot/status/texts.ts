@@ -17,7 +17,27 @@ import { sizeParts } from "../intake/format.ts";
  */
 export function factsSummary(locale: Locale, facts: Facts): string {
   const parts: string[] = [];
-  if (typeof facts.pages === "number") {
+  const size = (bytes: unknown) => {
+    const p = sizeParts(typeof bytes === "number" ? bytes : 0);
+    return t(locale, p.key, { n: p.n });
+  };
+  if (typeof facts.degrees === "number" && typeof facts.pages === "number") {
+    parts.push(t(locale, "summary-rotated", { count: Number(facts.rotated ?? 0), pages: facts.pages, degrees: facts.degrees }));
+  } else if (typeof facts.extracted === "number" && typeof facts.pages === "number") {
+    parts.push(t(locale, "summary-extracted", { count: facts.extracted, pages: facts.pages }));
+  } else if (typeof facts.splitParts === "number" && typeof facts.pages === "number") {
+    parts.push(t(locale, "summary-split", { count: facts.splitParts, pages: facts.pages }));
+  } else if (typeof facts.sizeBefore === "number" && typeof facts.sizeAfter === "number") {
+    // Issue 15 item 4: the size before and after, or why the original comes back.
+    if (facts.notSmaller === true) parts.push(t(locale, "summary-not-smaller", { before: size(facts.sizeBefore) }));
+    else parts.push(t(locale, "summary-compressed", { before: size(facts.sizeBefore), after: size(facts.sizeAfter), percent: Math.round((1 - facts.sizeAfter / facts.sizeBefore) * 100) }));
+  } else if (typeof facts.parts === "number" && typeof facts.pages === "number") {
+    // A multi-part job (issue 13 item 5): one PDF from the album, and every part that was left out, by name.
+    parts.push(t(locale, "summary-album", { pages: facts.pages, parts: facts.parts }));
+    for (const f of Array.isArray(facts.failedParts) ? (facts.failedParts as FailedPartFact[]) : []) {
+      parts.push(t(locale, "summary-part-failed", { part: f.part, name: f.name ?? "none", reason: reasonText(locale, f.reason, { ...f.params }) }));
+    }
+  } else if (typeof facts.pages === "number") {
     parts.push(t(locale, "summary-pdf", { pages: facts.pages, chars: typeof facts.textChars === "number" ? facts.textChars : 0 }));
     parts.push(...ocrSummary(locale, facts));
     const undecoded = Array.isArray(facts.undecodedPages) ? (facts.undecodedPages as number[]) : [];
@@ -57,6 +77,14 @@ export function ocrSummary(locale: Locale, facts: Facts): string[] {
   }
   if (typeof facts.searchableSkipped === "string") out.push(t(locale, facts.searchableSkipped === SEARCHABLE_NOT_NEEDED ? "summary-searchable-not-needed" : "summary-searchable-failed"));
   return out;
+}
+
+/** A part of an album left out of its PDF, as facts record it (processors/parts/build-pdf.ts `FailedPart`). */
+interface FailedPartFact {
+  readonly part: number;
+  readonly name: string | null;
+  readonly reason: string;
+  readonly params: Readonly<Record<string, string | number>>;
 }
 
 /** Most page numbers listed in a chat line; more are summarized as "…". */

@@ -26,6 +26,7 @@ import { redactSecrets } from "../log.ts";
 import { timed } from "../ops/metrics.ts";
 import type { Finisher } from "./finisher.ts";
 import { keepLease } from "./lease-keeper.ts";
+import { AlbumDownload } from "./album-download.ts";
 import { generatedName, removeJobFiles, type DataPaths } from "./paths.ts";
 
 /** Remove one try's files: the final name and its `.part` (absent ones are fine). */
@@ -36,6 +37,8 @@ async function removeTry(dest: string): Promise<void> {
 
 /** Runs one download try of a claimed `accepted` job. */
 export class DownloadStep {
+  private readonly album: AlbumDownload;
+
   constructor(
     private readonly services: Omit<Services, "wake" | "cancel">,
     private readonly paths: DataPaths,
@@ -43,7 +46,9 @@ export class DownloadStep {
     private readonly finisher: Finisher,
     private readonly owner: string,
     private readonly wake: () => void,
-  ) {}
+  ) {
+    this.album = new AlbumDownload(services, paths, fetcher, finisher, owner);
+  }
 
   /** Download `job` (claimed by this worker); never throws for classified failures. */
   async run(job: FileJob, controller: AbortController): Promise<void> {
@@ -53,6 +58,15 @@ export class DownloadStep {
     const locale = localeFor(job.languageCode);
     const dest = join(this.paths.downloads, generatedName(job.id));
     const limit = downloadLimit(config);
+    if (job.source === "album") {
+      // A multi-part job downloads part by part (bot/worker/album-download.ts).
+      try {
+        if ((await this.album.run(job, controller)) === "fetched") this.wake();
+      } finally {
+        lease.stop();
+      }
+      return;
+    }
     try {
       // Resume rule: whatever a previous try left in downloads/ is not trusted (this worker holds the lease now).
       await removeJobFiles(this.paths.downloads, job.id);

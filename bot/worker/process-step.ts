@@ -9,7 +9,9 @@ import { mkdir } from "node:fs/promises";
 import { extname, join } from "node:path";
 import { GrammyError } from "grammy";
 import { uploadLimit } from "../config.ts";
-import type { FileJob } from "../db/schema.ts";
+import { createHash } from "node:crypto";
+import { stat } from "node:fs/promises";
+import type { FileJob, JobPart } from "../db/schema.ts";
 import { localeFor, t } from "../i18n/index.ts";
 import { utcMinute } from "../intake/format.ts";
 import { iso } from "../jobs/lease.ts";
@@ -24,6 +26,8 @@ import { ProcessingError, type Facts, type ProcessorResult } from "../../process
 import { checkOutputSizes } from "../../processors/output-size.ts";
 import { isRetryableProcessingFailure } from "../../processors/retry-policy.ts";
 import type { Finisher } from "./finisher.ts";
+import { actionKeyboard, SEARCHABLE } from "../actions/keyboard.ts";
+import { actionSource } from "../actions/source.ts";
 import { keepLease } from "./lease-keeper.ts";
 import { moveFile } from "./move.ts";
 import type { SourceKeeper } from "./source.ts";
@@ -34,6 +38,31 @@ import type { OcrFacts } from "../../processors/ocr/types.ts";
 
 /** Memory added to PROCESS_MEMORY_MB per concurrent Tesseract of a recognizing job, MB (measured peak ≈ 80 MB per A4 page). */
 export const TESSERACT_ALLOWANCE_MB = 256;
+
+/**
+ * `facts.failedParts` of an album with the parts that failed at download added, in album order
+ * (processors/parts/build-pdf.ts `FailedPart`: position, declared name, reason and its params).
+ */
+export function withDownloadFailures(facts: Facts, parts: ReadonlyArray<JobPart & { n: number }>): Facts {
+  const atDownload = parts
+    .filter((p) => p.status === "failed")
+    .map((p) => ({ part: p.n, name: p.declaredName, reason: p.reason ?? "download_failed", params: p.reasonParams ? (JSON.parse(p.reasonParams) as Record<string, string | number>) : {} }));
+  if (atDownload.length === 0) return facts;
+  const processing = Array.isArray(facts.failedParts) ? (facts.failedParts as Array<{ part: number }>) : [];
+  return { ...facts, failedParts: [...atDownload, ...processing].sort((a, b) => a.part - b.part) };
+}
+
+/** The name the source is shown with when it is sent back as it is (a compression that was not smaller). */
+function originalName(job: FileJob): string {
+  return job.declaredName ?? `document-${job.id}.pdf`;
+}
+
+/** Hex SHA-256 of a file, read as a stream. */
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of Bun.file(path).stream()) hash.update(chunk);
+  return hash.digest("hex");
+}
 
 /** Runs one processing try of a claimed `fetched` or `processing` job. */
 export class ProcessStep {
@@ -64,14 +93,26 @@ export class ProcessStep {
     let largestOutput = 0;
     let handedOff = false;
     try {
-      // Both resume paths start from a verified source; one gone or changed is fetched again (bot/worker/source.ts).
-      const source = await this.source.ensure(job, state, controller.signal);
-      if ("lost" in source) return;
-      if ("failure" in source) {
-        await this.finisher.onFailure(job, state, this.owner, source.failure);
-        return;
+      // A multi-part job: its parts on disk, numbered by album position (a part left out keeps its number),
+      // each verified (seed 000's resume rule per part); one file: a verified source, one gone or changed
+      // is fetched again (bot/worker/source.ts).
+      const album = job.source === "album" ? (await store.parts(job.id)).map((p, i) => ({ ...p, n: i + 1 })) : null;
+      const parts = album ? album.filter((p) => p.status === "fetched") : null;
+      if (parts) {
+        const problem = await this.verifyParts(parts);
+        if (problem) {
+          await this.finisher.onFailure(job, state, this.owner, problem);
+          return;
+        }
+      } else {
+        const source = await this.source.ensure(job, state, controller.signal);
+        if ("lost" in source) return;
+        if ("failure" in source) {
+          await this.finisher.onFailure(job, state, this.owner, source.failure);
+          return;
+        }
+        job = source.job;
       }
-      job = source.job;
       // Resume rule by state (seed 000): `fetched` → verified above, may be reused, then processed;
       // `processing` → intermediates are invalid, redo from the source.
       if (resumeStep(state) === "verify") {
@@ -87,11 +128,13 @@ export class ProcessStep {
       const started = now();
       // Recognition (issue 13 §3) has its own total budget, OCR_TIMEOUT, on top of the wall clock.
       const ocr = this.ocr?.options(uploadLimit(config)) ?? null;
-      const result = await timed(this.services.metrics, "processing", now, () => this.runner(
-        job.localPath!,
+      const ran = await timed(this.services.metrics, "processing", now, () => this.runner(
+        parts ? parts[0]!.localPath! : job.localPath!,
         {
           ...(ocr ? { ocr } : { ocrUnavailable: this.ocr !== undefined }),
           workDir,
+          // A multi-part job: the parts on disk in album order become one PDF (processors/parts/).
+          ...(parts ? { parts: parts.map((p) => ({ path: p.localPath!, name: p.declaredName, n: p.n })) } : {}),
           declaredName: job.declaredName,
           declaredMime: job.declaredMime,
           action: job.variant,
@@ -114,6 +157,8 @@ export class ProcessStep {
           onPeakRss: (bytes) => this.services.metrics.childPeakRss.observe(bytes),
         },
       ));
+      // Parts left out at download are named in the final message with those the processor left out.
+      const result = album ? { ...ran, facts: withDownloadFailures(ran.facts, album) } : ran;
       jlog.info({ ms: now() - started, type: result.facts.type, outputs: result.outputs.length }, "processed");
       if (Array.isArray(result.facts.undecodedPages)) {
         // issue 13 §2: pdf.js only warns about an image it cannot decode; the operator must see it.
@@ -131,7 +176,10 @@ export class ProcessStep {
       const tail = (async () => {
         try {
           status.update(processed, t(locale, "status-sending", { id: String(processed.id) }));
-          await timed(this.services.metrics, "delivery", now, () => this.services.delivery.sendResults(processed, locale, controller.signal));
+          if (result.facts.notSmaller === true) {
+            // Issue 15 item 4: a compression that is not smaller sends the original back by its file_id.
+            await timed(this.services.metrics, "delivery", now, () => this.services.delivery.sendStored(processed, [{ idx: 0, telegramFileId: processed.fileId, fileName: originalName(processed) }], locale, controller.signal));
+          } else await timed(this.services.metrics, "delivery", now, () => this.services.delivery.sendResults(processed, locale, controller.signal));
           await this.commitReady(processed, result.facts, processed.source === "photo");
         } catch (err) {
           await this.onError(processed, "processing", controller, err, largestOutput);
@@ -166,6 +214,29 @@ export class ProcessStep {
       return;
     }
     await this.finisher.onFailure(job, state, this.owner, this.classify(err, largestOutput, job.attempts));
+  }
+
+  /** {@link verifyPart} for every part of a multi-part job on disk (seed 000's resume rule, per part). */
+  private async verifyParts(parts: readonly JobPart[]): Promise<TryFailure | null> {
+    if (parts.length === 0) return { reason: "download_failed", retryable: false, detail: "no part of the album is on disk" };
+    for (const p of parts) {
+      const problem = await this.verifyPart(p);
+      if (problem) return problem;
+    }
+    return null;
+  }
+
+  /** Check presence, size and SHA-256 of one part on disk (seed 000: resume rule for `fetched`). */
+  private async verifyPart(job: Pick<JobPart, "localPath" | "realSize" | "sha256">): Promise<TryFailure | null> {
+    if (!job.localPath) return { reason: "download_failed", retryable: false, detail: "no part path recorded" };
+    try {
+      const s = await stat(job.localPath);
+      if (job.realSize !== null && s.size !== job.realSize) throw new Error(`size ${s.size} != ${job.realSize}`);
+      if (job.sha256 && (await fileSha256(job.localPath)) !== job.sha256) throw new Error("SHA-256 mismatch");
+      return null;
+    } catch (err) {
+      return { reason: "download_failed", retryable: false, detail: `album part on disk is missing or changed: ${String(err)}` };
+    }
   }
 
   /**
@@ -210,6 +281,12 @@ export class ProcessStep {
 
   /** Move outputs from work/ into results/ under generated names and record them. */
   private async storeResults(job: FileJob, result: ProcessorResult): Promise<void> {
+    if (result.facts.notSmaller === true) {
+      // The result is the source itself, by its Telegram file_id (nothing on disk).
+      await this.services.store.putResults(job.id, [{ idx: 0, path: "", fileName: originalName(job), mime: "application/pdf", size: job.realSize ?? 0 }]);
+      await this.services.store.setResultFileId(job.id, 0, job.fileId);
+      return;
+    }
     // A resumed try must not send again what an earlier try already delivered.
     const sentBefore = (await this.services.store.results(job.id)).filter((r) => r.telegramFileId);
     await removeJobFiles(this.paths.results, job.id);
@@ -249,8 +326,11 @@ export class ProcessStep {
       text += `\n${t(locale, "mismatch-note", { declared: mismatch.declaredExt, actual: localizedLabel(locale, mismatch.actualLabel ?? facts.label) })}`;
     }
     if (fromPhoto) text += `\n${t(locale, "photo-note")}`;
+    // Issue 15 item 1: the actions that fit the result, as the final message's keyboard.
+    const source = actionSource({ ...job, status: "ready" }, facts, await store.results(job.id));
+    const keyboard = source ? actionKeyboard(locale, job.id, source, SEARCHABLE) : undefined;
     // "Done" goes in the background: the worker never waits on the chat's pacing or a 429 hold.
-    this.services.background(() => status.final(job, text), "final status message");
+    this.services.background(() => status.final(job, text, keyboard), "final status message");
   }
 
   /**

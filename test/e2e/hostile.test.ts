@@ -486,7 +486,7 @@ describe.concurrent("blocked users and Telegram errors", () => {
       const job = await ended(s, u, sent.message_id);
       expect([job.status, job.reason]).toEqual(["failed", "result_too_big"]);
       const msg = (await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Job #${job.id} failed`)), 10_000)).find((x) => x.text?.startsWith(`Job #${job.id} failed`))!;
-      expect(msg.text).toMatch(/^Job #\d+ failed: The result is [\d.]+ (KB|MB), over the 50 MB upload limit\.$/);
+      expect(msg.text).toMatch(/^Job #\d+ failed: The result is [\d.]+ (KB|MB), over the 50 MB upload limit\. For a PDF, split or compress it with the buttons under its result, or send fewer pages\.$/);
       await stillWorks(s, u);
     });
   }, E2E_BOUND_MS);

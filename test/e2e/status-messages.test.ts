@@ -64,5 +64,5 @@ test("an output over UPLOAD_LIMIT_CLOUD fails result_too_big before any upload",
   expect(JSON.parse(job.reasonParams!)).toMatchObject({ size_bytes: 5000 });
   expect(stack.em.count("sendDocument")).toBe(0);
   const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Job #${job.id} failed`)));
-  expect(msgs.find((x) => x.text?.startsWith(`Job #${job.id} failed`))!.text).toBe(`Job #${job.id} failed: The result is 5 KB, over the 4 KB upload limit.`);
+  expect(msgs.find((x) => x.text?.startsWith(`Job #${job.id} failed`))!.text).toBe(`Job #${job.id} failed: The result is 5 KB, over the 4 KB upload limit. For a PDF, split or compress it with the buttons under its result, or send fewer pages.`);
 });

@@ -240,6 +240,8 @@ export interface UserPhoto {
   /** Target [width, height] sizes, ascending; default: Telegram-like 90/320/800/1280 boxes below the real size, plus the real size (≤ 2560). */
   sizes?: Array<[number, number]>;
   caption?: string;
+  /** Shared media_group_id (an album of photos: each photo arrives as its own update). */
+  media_group_id?: string;
 }
 
 /** A user in a chat with the bot (private chat, or a group member). */

@@ -118,7 +118,10 @@ export class ChatUserImpl implements ChatUser {
   async sendPhoto(src: UserPhoto): Promise<SentUpdate> {
     if (!src.path === !src.bytes) throw new Error("emulator: sendPhoto needs exactly one of path/bytes");
     const photo = await registerPhoto(this.core, src.bytes ?? src.path!, false, src.sizes);
-    const sent = this.post({ photo, ...(src.caption !== undefined ? { caption: src.caption } : {}) }, "");
+    const sent = this.post(
+      { photo, ...(src.caption !== undefined ? { caption: src.caption } : {}), ...(src.media_group_id !== undefined ? { media_group_id: src.media_group_id } : {}) },
+      "",
+    );
     const big = photo.at(-1)!;
     return { ...sent, file_id: big.file_id, file_unique_id: big.file_unique_id };
   }

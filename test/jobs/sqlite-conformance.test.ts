@@ -8,6 +8,7 @@ import { opsReadSuite } from "./conformance/ops.ts";
 import { intakeSuite } from "./conformance/intake.ts";
 import { reclaimSuite } from "./conformance/reclaim.ts";
 import { sourceSuite } from "./conformance/source.ts";
+import { albumPartsSuite } from "./conformance/album-parts.ts";
 import type { StoreFactory } from "./conformance/store-factory.ts";
 
 /** A fresh SQLite database in a temp folder per test. */
@@ -27,3 +28,4 @@ reclaimSuite("sqlite", sqlite);
 opsReadSuite("sqlite", sqlite);
 intakeSuite("sqlite", sqlite);
 sourceSuite("sqlite", sqlite);
+albumPartsSuite("sqlite", sqlite);

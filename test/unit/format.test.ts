@@ -19,7 +19,7 @@ test("sizeParts: KB (rounded up, at least 1) under 1 MB, MB from 1 MB", () => {
 
 test("a size in a reason reads '3,3 МБ' in Russian and '3.3 MB' in English", () => {
   const params = { size_bytes: Math.round(3.3 * MiB), limit_bytes: 50 * MiB };
-  expect(reasonText("ru", "result_too_big", params)).toBe("Результат весит 3,3 МБ — больше лимита отправки (50 МБ).");
+  expect(reasonText("ru", "result_too_big", params)).toBe("Результат весит 3,3 МБ — больше лимита отправки (50 МБ). Для PDF разделите или сожмите его кнопками под результатом или пришлите меньше страниц.");
   expect(reasonText("en", "result_too_big", params)).toContain("3.3 MB");
 });
 

@@ -1,4 +1,5 @@
 # Job status and intake messages (English).
+intake-album-accepted = Got an album, job #{ $id }. I’ll collect its files and make one PDF of them, in album order.
 intake-accepted = Got “{ $name }”, job #{ $id }. Queued — I’ll tell you when it’s done.
 intake-duplicate = I already have this file: job #{ $id }, status — { $status }.
 intake-duplicate-ready = This file was already processed (job #{ $id }). Sending the result again.
@@ -8,6 +9,8 @@ intake-limit-in-flight = You already have { $count } files in progress (limit { 
 intake-limit-bytes = In the last 24 hours you sent { $used } MB of the allowed { $limit } MB. Please try later.
 intake-unsupported-message = Send a document (a PDF or an image) as a file — I’ll process it and send the result back.
 help = I take PDFs and images and send back a result: text and a preview for PDFs, a cleaned copy for images.
+  Photos or files sent together as one album become one PDF, in album order.
+  Under a PDF result: rotate, extract pages, split, compress, merge with the next files; under an image: to PDF.
   Commands:
   /jobs — your latest jobs
   /status N — status of job N
@@ -27,6 +30,7 @@ status-queued = Job #{ $id }: queued for download{ $position ->
     [0] {""}
    *[other] , position { $position }
   }.
+status-downloading-part = Job #{ $id }: downloading file { $part } of { $parts }…
 status-downloading = Job #{ $id }: downloading… { $percent } %
 status-fetched = Job #{ $id }: file received ({ $size }), waiting for processing{ $position ->
     [0] {""}
@@ -68,6 +72,18 @@ summary-image = { $label } { $width }×{ $height }{ $frames ->
     [1] {""}
    *[other] , { $frames } frames
   }
+summary-album = one PDF of { $pages ->
+    [one] { $pages } page
+   *[other] { $pages } pages
+  } from { $parts ->
+    [one] { $parts } file
+   *[other] { $parts } files
+  }
+# A part of an album that is not in the PDF (issue 13 item 5): its position, its name when it had one, and why.
+summary-part-failed = file { $part }{ $name ->
+    [none] {""}
+   *[other] {" "}“{ $name }”
+  } was left out: { $reason }
 summary-other = { $label }
 # Appended to a summary when part of the file was left out (audit of issue 5, gap 8).
 summary-first-page-only = only page 1 of { $frames } converted
@@ -109,3 +125,59 @@ settings-saved = Saved
 
 size-kb = { $n } KB
 size-mb = { $n } MB
+
+# Actions on a result (issue 15): buttons of the final message, questions and their answers.
+action-btn-rotate = ↻ Rotate
+action-btn-extract = Extract pages
+action-btn-split = ✂ Split
+action-btn-compress = Compress
+action-btn-searchable = Searchable PDF
+action-btn-topdf = To PDF
+action-btn-some-pages = Some pages…
+action-btn-back = « Back
+action-btn-compress-ebook = Smaller (150 dpi)
+action-btn-compress-strong = Smallest (96 dpi)
+action-name-rotate = rotating
+action-name-extract = extracting pages
+action-name-split = splitting
+action-name-compress = compressing
+action-name-topdf = making a PDF
+action-name-searchable = making a searchable PDF
+action-accepted = Job #{ $id }: { $action } the file of job #{ $source }. Queued — I’ll tell you when it’s done.
+action-expired = The result of job #{ $id } has expired, so its buttons no longer work. Send the file again to use them.
+action-ask-extract = Job #{ $id } has { $pages } { $pages ->
+    [one] page
+   *[other] pages
+  }. Which pages should I extract? Reply with a list, e.g. 1-3,7,10-
+action-ask-split = Job #{ $id } has { $pages } { $pages ->
+    [one] page
+   *[other] pages
+  }. How should I split it? Reply with the parts, e.g. 1-3,4-6,7- (one range, e.g. 1-{ $pages }, makes one file per page).
+action-ask-rotate = Job #{ $id } has { $pages } { $pages ->
+    [one] page
+   *[other] pages
+  }. Which pages, and by how much clockwise? Reply e.g. 1-3 90 (90, 180 or 270).
+action-range-past-end = “{ $item }” is past the end: the file has { $pages } { $pages ->
+    [one] page
+   *[other] pages
+  }. Reply with pages from 1 to { $pages }.
+action-range-backwards = “{ $item }” runs backwards; write the smaller page first, e.g. 2-5.
+action-range-too-many = That is more than { $limit } ranges; please give fewer.
+action-range-syntax = I can’t read “{ $item }” as pages. Write them like 1-3,7,10- (pages 1 to { $pages }).
+action-angle = I can turn pages by 90°, 180° or 270° only, not { $angle }°.
+action-split-single = That makes only one part; give at least two ranges, or one range of several pages.
+summary-rotated = { $count ->
+    [one] { $count } page
+   *[other] { $count } pages
+  } of { $pages } turned by { $degrees }°
+summary-extracted = { $count ->
+    [one] { $count } page
+   *[other] { $count } pages
+  } of { $pages } extracted
+summary-split = { $pages } pages split into { $count } files
+summary-compressed = compressed from { $before } to { $after } ({ $percent } % smaller)
+summary-not-smaller = compressing would not make it smaller than { $before }, so here is the original
+action-btn-merge = Merge with next files
+action-ask-merge = Send the PDFs or images to add after the file of job #{ $id } (as files, in the order you want them). I’ll merge them { $seconds } s after the last one.
+action-merge-accepted = Job #{ $id }: merging the file of job #{ $source } with the files you send; I’ll start { $seconds } s after the last one.
+action-merge-one = A merge needs at least one more file after job #{ $id }’s; nothing was made. Press “Merge with next files” again and send the files.

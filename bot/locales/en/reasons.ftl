@@ -63,7 +63,7 @@ reason-processing_timeout = { $scope ->
 }
 reason-processing_crashed = Processing stopped unexpectedly, and the retries failed too. Please try again later.
 reason-too_much_memory = Processing this file needs more memory than the { $limit_mb } MB limit, so it was stopped. Trying again would not help; a simpler or smaller file may work.
-reason-result_too_big = The result is { $size }, over the { $limit } upload limit.
+reason-result_too_big = The result is { $size }, over the { $limit } upload limit. For a PDF, split or compress it with the buttons under its result, or send fewer pages.
 reason-delivery_failed = Telegram refused the result; please try again later.
 reason-cancelled = Cancelled.
 reason-attempts_exhausted = The file could not be processed after several attempts.

@@ -1,4 +1,5 @@
 # Job status and intake messages (Russian, default).
+intake-album-accepted = Принял альбом, задача № { $id }. Соберу все его файлы в один PDF в порядке альбома.
 intake-accepted = Принял файл «{ $name }», задача № { $id }. Поставил в очередь — сообщу, когда будет готово.
 intake-duplicate = Этот файл уже есть: задача № { $id }, статус — { $status }.
 intake-duplicate-ready = Этот файл уже обработан (задача № { $id }). Присылаю результат ещё раз.
@@ -8,6 +9,8 @@ intake-limit-in-flight = У вас уже { $count } файлов в работ�
 intake-limit-bytes = За последние сутки вы прислали { $used } МБ из { $limit } МБ разрешённых. Попробуйте позже.
 intake-unsupported-message = Пришлите документ (PDF или изображение) как файл — я обработаю его и пришлю результат.
 help = Я принимаю PDF и изображения и присылаю результат: текст и превью для PDF, очищенную копию для изображений.
+  Фото или файлы, отправленные одним альбомом, я соберу в один PDF в порядке альбома.
+  Под результатом PDF: повернуть, извлечь страницы, разделить, сжать, объединить со следующими файлами; под изображением: в PDF.
   Команды:
   /jobs — ваши последние задачи
   /status N — статус задачи N
@@ -27,6 +30,7 @@ status-queued = Задача № { $id }: в очереди на скачива�
     [0] {""}
    *[other] , место { $position }
   }.
+status-downloading-part = Задача № { $id }: скачиваю файл { $part } из { $parts }…
 status-downloading = Задача № { $id }: скачиваю… { $percent } %
 status-fetched = Задача № { $id }: файл получен ({ $size }), жду очереди на обработку{ $position ->
     [0] {""}
@@ -69,6 +73,19 @@ summary-image = { $label } { $width }×{ $height }{ $frames ->
     [1] {""}
    *[other] , кадров: { $frames }
   }
+summary-album = один PDF, { $pages ->
+    [one] { $pages } страница
+    [few] { $pages } страницы
+   *[other] { $pages } страниц
+  }, из { $parts ->
+    [one] { $parts } файла
+   *[other] { $parts } файлов
+  }
+# Часть альбома, не вошедшая в PDF (issue 13, пункт 5): её номер, имя (если было) и причина.
+summary-part-failed = файл { $part }{ $name ->
+    [none] {""}
+   *[other] {" "}«{ $name }»
+  } не вошёл: { $reason }
 summary-other = { $label }
 # Дописывается к сводке, когда часть файла не вошла в результат (аудит issue 5, пункт 8).
 summary-first-page-only = преобразована только страница 1 из { $frames }
@@ -111,3 +128,57 @@ settings-saved = Сохранено
 
 size-kb = { $n } КБ
 size-mb = { $n } МБ
+
+# Действия с результатом (issue 15): кнопки итогового сообщения, вопросы и ответы на них.
+action-btn-rotate = ↻ Повернуть
+action-btn-extract = Извлечь страницы
+action-btn-split = ✂ Разделить
+action-btn-compress = Сжать
+action-btn-searchable = PDF с поиском
+action-btn-topdf = В PDF
+action-btn-some-pages = Некоторые страницы…
+action-btn-back = « Назад
+action-btn-compress-ebook = Меньше (150 dpi)
+action-btn-compress-strong = Минимум (96 dpi)
+action-name-rotate = поворачиваю
+action-name-extract = извлекаю страницы из
+action-name-split = разделяю
+action-name-compress = сжимаю
+action-name-topdf = делаю PDF из
+action-name-searchable = делаю PDF с поиском из
+action-accepted = Задача № { $id }: { $action } файл задачи № { $source }. Поставил в очередь — сообщу, когда будет готово.
+action-expired = Результат задачи № { $id } больше не хранится, её кнопки не работают. Пришлите файл ещё раз, чтобы ими воспользоваться.
+action-ask-extract = В задаче № { $id } { $pages ->
+    [one] { $pages } страница
+    [few] { $pages } страницы
+   *[other] { $pages } страниц
+  }. Какие страницы извлечь? Ответьте списком, например 1-3,7,10-
+action-ask-split = В задаче № { $id } { $pages ->
+    [one] { $pages } страница
+    [few] { $pages } страницы
+   *[other] { $pages } страниц
+  }. Как разделить? Ответьте частями, например 1-3,4-6,7- (один диапазон, например 1-{ $pages }, — по файлу на страницу).
+action-ask-rotate = В задаче № { $id } { $pages ->
+    [one] { $pages } страница
+    [few] { $pages } страницы
+   *[other] { $pages } страниц
+  }. Какие страницы и на сколько по часовой стрелке? Ответьте, например, 1-3 90 (90, 180 или 270).
+action-range-past-end = «{ $item }» за концом файла: в нём { $pages ->
+    [one] { $pages } страница
+    [few] { $pages } страницы
+   *[other] { $pages } страниц
+  }. Укажите страницы от 1 до { $pages }.
+action-range-backwards = «{ $item }» идёт в обратную сторону; сначала меньшая страница, например 2-5.
+action-range-too-many = Это больше { $limit } диапазонов; укажите меньше.
+action-range-syntax = Не могу понять «{ $item }» как страницы. Пишите так: 1-3,7,10- (страницы от 1 до { $pages }).
+action-angle = Поворачиваю только на 90°, 180° или 270°, не на { $angle }°.
+action-split-single = Получается одна часть; укажите хотя бы два диапазона или один диапазон из нескольких страниц.
+summary-rotated = повёрнуто на { $degrees }°: { $count } из { $pages } стр.
+summary-extracted = извлечено { $count } из { $pages } стр.
+summary-split = { $pages } стр. разделены на { $count } файл(ов)
+summary-compressed = сжато с { $before } до { $after } (на { $percent } % меньше)
+summary-not-smaller = сжатие не сделает файл меньше { $before }, поэтому присылаю исходный
+action-btn-merge = Объединить со следующими
+action-ask-merge = Пришлите PDF или изображения, которые добавить после файла задачи № { $id } (файлами, в нужном порядке). Объединю их через { $seconds } с после последнего.
+action-merge-accepted = Задача № { $id }: объединяю файл задачи № { $source } с присланными файлами; начну через { $seconds } с после последнего.
+action-merge-one = Для объединения нужен хотя бы ещё один файл после файла задачи № { $id }; ничего не сделано. Нажмите «Объединить со следующими» ещё раз и пришлите файлы.

@@ -2,7 +2,8 @@
  * Shared fixtures (../shared/fixtures, relative to the repo root) and per-test work dirs.
  * Suites that need the shared folder skip with a printed note when it is absent (common rules).
  */
-import { existsSync, mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { afterEach, beforeEach } from "vitest";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -37,4 +38,22 @@ export function makeWorkDir(): { dir: string; cleanup: () => void } {
 /** Processor options for a test: the test limits, a work dir, and the declared name. */
 export function testOptions(workDir: string, declaredName?: string | null, extra: Partial<ProcessorOptions> = {}): ProcessorOptions {
   return { workDir, declaredName: declaredName ?? null, ...TEST_LIMITS, ...extra };
+}
+
+/**
+ * A fresh work dir per test (beforeEach/afterEach): `dir()` is the current one, `put(name, bytes)` writes
+ * an input file into it and returns its path.
+ */
+export function useWorkDir(): { dir(): string; put(name: string, bytes: Uint8Array | string): string } {
+  let made: ReturnType<typeof makeWorkDir> | null = null;
+  beforeEach(() => void (made = makeWorkDir()));
+  afterEach(() => made?.cleanup());
+  return {
+    dir: () => made!.dir,
+    put: (name, bytes) => {
+      const path = join(made!.dir, name);
+      writeFileSync(path, bytes);
+      return path;
+    },
+  };
 }

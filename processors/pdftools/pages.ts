@@ -1,0 +1,84 @@
+/**
+ * Rotate, extract and split (issue 15 items 2 and 5) with pdf-lib: rotation sets each page's `/Rotate`
+ * (no re-rendering: text and vectors stay as they are); extract copies the chosen pages into one new PDF,
+ * split into one PDF per range. Every output is opened again with pdf.js before it is returned.
+ */
+import { join } from "node:path";
+import { degrees, PDFDocument } from "@cantoo/pdf-lib";
+import { outputFile } from "../naming.ts";
+import { pagesOf, type PageRange } from "../page-ranges.ts";
+import { ProcessingError, type Facts, type ProcessorOptions, type ProcessorOutput, type ProcessorResult } from "../types.ts";
+import type { Rotation } from "./action.ts";
+import { loadPdf, savePdf } from "./load.ts";
+
+/** A range past the document's end: the range was checked against the page count at the press, so the file is not the one checked. */
+function checkRanges(ranges: readonly PageRange[], pages: number): void {
+  const bad = ranges.find((r) => r.to > pages);
+  if (bad) throw new ProcessingError("corrupt", { ext: "pdf", label: "PDF document", size: "none" }, `range ${bad.from}-${bad.to} past the end of a ${pages}-page PDF`);
+}
+
+/**
+ * Turn pages clockwise by `by` degrees (added to each page's own rotation).
+ * @param ranges pages to turn (null: all)
+ * @returns one output `<name>-rotated.pdf`; facts `pages`, `rotated` (pages turned), `degrees`
+ */
+export async function rotatePdf(inputPath: string, options: ProcessorOptions, by: Rotation, ranges: readonly PageRange[] | null): Promise<ProcessorResult> {
+  const doc = await loadPdf(inputPath, options.maxPdfPages);
+  const pages = doc.getPageCount();
+  if (ranges) checkRanges(ranges, pages);
+  const chosen = new Set(ranges ? pagesOf(ranges) : Array.from({ length: pages }, (_, i) => i + 1));
+  const want: number[] = [];
+  for (const [i, page] of doc.getPages().entries()) {
+    const angle = (((page.getRotation().angle + (chosen.has(i + 1) ? by : 0)) % 360) + 360) % 360;
+    page.setRotation(degrees(angle));
+    want.push(angle);
+  }
+  // pdf.js must see the rotation written (issue 15: outputs opened and checked before `ready`): the first
+  // and the last page turned are read back (each read is a page parse; the page count is checked for all).
+  const turned = [...chosen].sort((a, b) => a - b);
+  const probe = [...new Set([turned[0]!, turned.at(-1)!])];
+  const saved = await savePdf(doc, join(options.workDir, "rotated.pdf"), probe);
+  for (const n of probe) {
+    if (saved.rotations.get(n) !== want[n - 1]) throw new ProcessingError("processing_crashed", {}, `pdf.js reads page ${n} rotated ${saved.rotations.get(n)}°, ${want[n - 1]}° was written`);
+  }
+  const facts: Facts = { type: "application/pdf", label: "PDF document", pages, rotated: chosen.size, degrees: by };
+  return { outputs: [await outputFile(options, "rotated.pdf", "-rotated.pdf", "application/pdf", "document")], facts };
+}
+
+/** A new document with pages `numbers` (1-based, in order) of `src`. */
+async function pick(src: PDFDocument, numbers: readonly number[]): Promise<PDFDocument> {
+  const out = await PDFDocument.create();
+  for (const page of await out.copyPages(src, numbers.map((n) => n - 1))) out.addPage(page);
+  return out;
+}
+
+/**
+ * Extract pages into one PDF, in the order given.
+ * @returns one output `<name>-pages-<ranges>.pdf`; facts `pages` (of the source), `extracted`
+ */
+export async function extractPdf(inputPath: string, options: ProcessorOptions, ranges: readonly PageRange[], label: string): Promise<ProcessorResult> {
+  const src = await loadPdf(inputPath, options.maxPdfPages);
+  checkRanges(ranges, src.getPageCount());
+  const numbers = pagesOf(ranges);
+  await savePdf(await pick(src, numbers), join(options.workDir, "extract.pdf"));
+  const facts: Facts = { type: "application/pdf", label: "PDF document", pages: src.getPageCount(), extracted: numbers.length, outputPages: numbers.length };
+  return { outputs: [await outputFile(options, "extract.pdf", `-pages-${label}.pdf`, "application/pdf", "document")], facts };
+}
+
+/**
+ * Split into one PDF per range (in the order given).
+ * @returns outputs `<name>-<from>-<to>.pdf`, one per range; facts `pages` (of the source), `parts`
+ */
+export async function splitPdf(inputPath: string, options: ProcessorOptions, ranges: readonly PageRange[]): Promise<ProcessorResult> {
+  const src = await loadPdf(inputPath, options.maxPdfPages);
+  checkRanges(ranges, src.getPageCount());
+  const outputs: ProcessorOutput[] = [];
+  for (const [i, r] of ranges.entries()) {
+    const name = `split-${i}.pdf`;
+    await savePdf(await pick(src, pagesOf([r])), join(options.workDir, name));
+    outputs.push(await outputFile(options, name, r.from === r.to ? `-p${r.from}.pdf` : `-p${r.from}-${r.to}.pdf`, "application/pdf", "document"));
+    options.onProgress?.(i + 1, ranges.length);
+  }
+  const facts: Facts = { type: "application/pdf", label: "PDF document", pages: src.getPageCount(), splitParts: ranges.length };
+  return { outputs, facts };
+}

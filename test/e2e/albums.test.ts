@@ -1,0 +1,128 @@
+/**
+ * Albums through the real bot and the emulator (issue 13 item 5): photos or image documents sent as one
+ * album (`media_group_id`, each part its own update) become ONE job with one reply and ONE PDF, pages in
+ * album order; each part has its own getFile right before its own download; a part that is not an image
+ * is named in the final message and the rest still makes the PDF.
+ */
+import { randomBytes } from "node:crypto";
+import { PDFDocument } from "@cantoo/pdf-lib";
+import sharp from "sharp";
+import { describe, expect, test } from "vitest";
+import { makePdf } from "../../scripts/samples/index.ts";
+import { FILE_DOWNLOAD, type ApiCall } from "../emulator/index.ts";
+import { startStack, type Stack } from "../support/stack.ts";
+import { checkLogs, withStack } from "../support/with-stack.ts";
+import { sentDocuments } from "../support/sent-documents.ts";
+
+/** A flat-colour JPEG of `width`×`height` (its aspect ratio tells the pages apart). */
+const jpeg = (width: number, height: number, r: number) => sharp({ create: { width, height, channels: 3, background: { r, g: 90, b: 40 } } }).jpeg().toBuffer().then((b) => new Uint8Array(b));
+const png = (width: number, height: number) => sharp({ create: { width, height, channels: 4, background: { r: 0, g: 0, b: 200, alpha: 0.5 } } }).png().toBuffer().then((b) => new Uint8Array(b));
+
+/** Texts of the sendMessage calls the bot made to `chatId` that Telegram accepted. */
+const textsSent = (calls: readonly ApiCall[], chatId: number) => calls.filter((c) => c.method === "sendMessage" && c.chatId === chatId && c.ok).map((c) => String(c.params.text));
+
+/** Aspect ratios (width / height, 2 decimals) of the pages of a PDF's bytes. */
+async function pageRatios(bytes: Uint8Array): Promise<number[]> {
+  const doc = await PDFDocument.load(bytes);
+  return doc.getPages().map((p) => Math.round((p.getWidth() / p.getHeight()) * 100) / 100);
+}
+
+describe("albums end to end (issue 13 item 5)", () => {
+  test("a photo album (ru): one reply, one job, one PDF with the photos in album order; a getFile right before each part's download", async () => {
+    await withStack({ env: { ALBUM_QUIET: "1s" } }, async (s) => {
+      const u = s.em.user({ language_code: "ru" });
+      const photos = [await jpeg(400, 200, 10), await jpeg(200, 400, 80), await jpeg(300, 300, 160)];
+      const sent = [];
+      for (const p of photos) sent.push(await u.sendPhoto({ bytes: p, media_group_id: "A1" }));
+      const job = await s.jobFor(u.chatId, sent[0]!.message_id);
+      expect(job).toMatchObject({ source: "album", fileUniqueId: "album:A1" });
+      const done = await s.waitJob(job.id, undefined, 60_000);
+      expect([done.status, done.reason]).toEqual(["ready", null]);
+      expect(JSON.parse(done.facts!)).toMatchObject({ type: "application/pdf", pages: 3, parts: 3 });
+      expect((await s.app.services.store.listByChat(u.chatId, 10)).map((j) => j.id)).toEqual([job.id]);
+      const results = await s.app.services.store.results(job.id);
+      expect(results.map((r) => [r.fileName, r.mime])).toEqual([["album.pdf", "application/pdf"]]);
+      expect(await pageRatios(s.em.uploaded(results[0]!.telegramFileId!)!)).toEqual([2, 0.5, 1]);
+      // One reply for the album (its status message, edited into the final one).
+      const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Готово, задача № ${job.id}`)));
+      expect(textsSent(s.em.calls, u.chatId)).toEqual([`Принял альбом, задача № ${job.id}. Соберу все его файлы в один PDF в порядке альбома.`]);
+      expect(msgs.find((m) => m.text?.startsWith("Готово"))!.text).toContain("один PDF, 3 страницы, из 3 файлов");
+      // Seed 000, per part: getFile, then that part's download, three times.
+      const fetches = s.em.calls.filter((c) => c.method === "getFile" || c.method === FILE_DOWNLOAD).map((c) => (c.method === "getFile" ? `getFile ${String(c.params.file_id)}` : "download"));
+      expect(fetches).toEqual(sent.flatMap((x) => [`getFile ${x.file_id}`, "download"]));
+    });
+  }, 120_000);
+
+  test("an album of documents (en) with a text file in it: the file is named in the final message, the images still make the PDF", async () => {
+    await withStack({ env: { ALBUM_QUIET: "1s" } }, async (s) => {
+      const u = s.em.user({ language_code: "en" });
+      const a = await u.sendDocument({ bytes: await png(300, 600), file_name: "scan-1.png", media_group_id: "D1" });
+      await u.sendDocument({ bytes: new TextEncoder().encode("just some notes\n"), file_name: "notes.txt", media_group_id: "D1" });
+      await u.sendDocument({ bytes: await jpeg(800, 400, 200), file_name: "scan-3.jpg", media_group_id: "D1" });
+      const job = await s.waitJob((await s.jobFor(u.chatId, a.message_id)).id, undefined, 60_000);
+      expect([job.status, job.reason]).toEqual(["ready", null]);
+      expect(JSON.parse(job.facts!)).toMatchObject({ pages: 2, parts: 3, failedParts: [{ part: 2, name: "notes.txt", reason: "unsupported_type" }] });
+      const results = await s.app.services.store.results(job.id);
+      expect(results.map((r) => r.fileName)).toEqual(["scan-1.pdf"]);
+      expect(await pageRatios(s.em.uploaded(results[0]!.telegramFileId!)!)).toEqual([0.5, 2]);
+      const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)));
+      const final = msgs.find((m) => m.text?.startsWith("Done"))!.text!;
+      expect(final).toContain("one PDF of 2 pages from 3 files; file 2 “notes.txt” was left out:");
+      expect(textsSent(s.em.calls, u.chatId)).toEqual([`Got an album, job #${job.id}. I’ll collect its files and make one PDF of them, in album order.`]);
+      expect(sentDocuments(s.em.calls).filter((d) => d.status === 200)).toHaveLength(1);
+    });
+  }, 120_000);
+
+  test("merge (issue 15 item 3): PDFs sent as one album become one PDF in the order sent, text kept; an encrypted one is named and left out", async () => {
+    await withStack({ env: { ALBUM_QUIET: "1s" } }, async (s) => {
+      const u = s.em.user({ language_code: "en" });
+      const a = await u.sendDocument({ bytes: makePdf({ pages: [["First A"], ["First B"]] }), file_name: "first.pdf", media_group_id: "M1" });
+      await u.sendDocument({ bytes: makePdf({ pages: [["Locked"]], encrypt: { userPassword: "pw", ownerPassword: "pw" } }), file_name: "locked.pdf", media_group_id: "M1" });
+      await u.sendDocument({ bytes: makePdf({ pages: [["Second"]] }), file_name: "second.pdf", media_group_id: "M1" });
+      const job = await s.waitJob((await s.jobFor(u.chatId, a.message_id)).id, undefined, 60_000);
+      expect([job.status, job.reason]).toEqual(["ready", null]);
+      const results = await s.app.services.store.results(job.id);
+      expect(results.map((r) => r.fileName)).toEqual(["first.pdf"]);
+      const { openPdf, closePdf } = await import("../../processors/pdf/open.ts");
+      const pdf = await openPdf(s.em.uploaded(results[0]!.telegramFileId!)!);
+      const texts: string[] = [];
+      for (let i = 1; i <= pdf.doc.numPages; i++) texts.push((await (await pdf.doc.getPage(i)).getTextContent()).items.map((x) => ("str" in x ? x.str : "")).join(""));
+      await closePdf(pdf);
+      expect(texts).toEqual(["First A", "First B", "Second"]);
+      await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}: one PDF of 3 pages from 3 files; file 2 “locked.pdf” was left out: `)));
+    });
+  }, 120_000);
+
+  test("a crash mid-album resumes per part: the part on disk is kept (no second getFile for it), the others are downloaded by the new process", async () => {
+    const first = await startStack({ env: { ALBUM_QUIET: "1s" } });
+    let second: Stack | null = null;
+    try {
+      const u = first.em.user({ language_code: "en" });
+      // Every download trickles (1 KB per 40 ms): part 1 (2 KB) lands quickly, part 2 (200 KB) is still coming when the bot stops.
+      first.em.faultFileDownload({ kind: "trickle", chunkBytes: 1024, everyMs: 40 }, 2);
+      const tiny = await jpeg(16, 32, 30);
+      // Random pixels do not compress: ≈ 200 KB of JPEG.
+      const big = await sharp(randomBytes(600 * 300 * 3), { raw: { width: 600, height: 300, channels: 3 } }).jpeg({ quality: 100 }).toBuffer();
+      const a = await u.sendDocument({ bytes: tiny, file_name: "p1.jpg", media_group_id: "R1" });
+      const b = await u.sendDocument({ bytes: new Uint8Array(big), file_name: "p2.jpg", media_group_id: "R1" });
+      const c = await u.sendDocument({ bytes: await jpeg(300, 300, 99), file_name: "p3.jpg", media_group_id: "R1" });
+      const { id } = await first.jobFor(u.chatId, a.message_id);
+      await expect.poll(async () => (await first.app.services.store.parts(id)).map((p) => p.status), { timeout: 15_000 }).toEqual(["fetched", "accepted", "accepted"]);
+      await expect.poll(() => first.em.calls.filter((x) => x.method === "getFile" && x.params.file_id === b.file_id).length).toBe(1);
+      await first.stop({ keep: true });
+      expect((await first.app.services.store.get(id))!.status).toBe("accepted");
+      second = await startStack({ resume: first, env: { ALBUM_QUIET: "1s" } });
+      const done = await second.waitJob(id, undefined, 60_000);
+      expect([done.status, done.reason]).toEqual(["ready", null]);
+      expect(JSON.parse(done.facts!)).toMatchObject({ pages: 3, parts: 3 });
+      const getFiles = (fileId: string | undefined) => second!.em.calls.filter((x) => x.method === "getFile" && x.params.file_id === fileId).length;
+      expect([getFiles(a.file_id), getFiles(b.file_id), getFiles(c.file_id)]).toEqual([1, 2, 1]);
+      const results = await second.app.services.store.results(id);
+      expect(await pageRatios(second.em.uploaded(results[0]!.telegramFileId!)!)).toEqual([0.5, 2, 1]);
+      checkLogs(second);
+    } finally {
+      if (second) await second.stop();
+      else await first.stop();
+    }
+  }, 120_000);
+});
