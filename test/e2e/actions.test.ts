@@ -10,6 +10,7 @@ import { makeJpeg, makePdf } from "../../scripts/samples/index.ts";
 import type { ChatMessage, ChatUser } from "../emulator/index.ts";
 import type { Stack } from "../support/stack.ts";
 import { withStack } from "../support/with-stack.ts";
+import { SEARCHABLE } from "../../bot/actions/keyboard.ts";
 
 /** Callback data of every button of a message. */
 const buttons = (m: ChatMessage | undefined): string[] =>
@@ -52,7 +53,8 @@ describe("actions on a result (issue 15)", () => {
     await withStack({}, async (s) => {
       const u = s.em.user({ language_code: "en" });
       const { id, final } = await readyWithKeyboard(s, u, fivePages(), "five.pdf", "Done, job #");
-      expect(buttons(final)).toEqual([`a:${id}:rot`, `a:${id}:ext`, `a:${id}:spl`, `a:${id}:cmp`, `a:${id}:mrg`]);
+      // Searchable PDF only where the OCR path's /settings choice exists.
+      expect(buttons(final)).toEqual([`a:${id}:rot`, `a:${id}:ext`, `a:${id}:spl`, `a:${id}:cmp`, `a:${id}:mrg`, ...(SEARCHABLE ? [`a:${id}:ocr`] : [])]);
       await u.pressButton(final.message_id, `a:${id}:rot`);
       await u.waitFor((m) => buttons(m.find((x) => x.message_id === final.message_id)).includes(`a:${id}:r90`));
       await u.pressButton(final.message_id, `a:${id}:r90`);
