@@ -37,6 +37,7 @@ export function factsSummary(locale: Locale, facts: Facts): string {
     for (const f of Array.isArray(facts.failedParts) ? (facts.failedParts as FailedPartFact[]) : []) {
       parts.push(t(locale, "summary-part-failed", { part: f.part, name: f.name ?? "none", reason: reasonText(locale, f.reason, { ...f.params }) }));
     }
+    parts.push(...ocrSummary(locale, facts));
   } else if (typeof facts.pages === "number") {
     parts.push(t(locale, "summary-pdf", { pages: facts.pages, chars: typeof facts.textChars === "number" ? facts.textChars : 0 }));
     parts.push(...ocrSummary(locale, facts));

@@ -5,6 +5,8 @@
  * pages (pdf-lib `copyPages`: text and vectors kept). A part that is neither, or that cannot be read, is
  * left out and named in the facts (`failedParts`); the rest still makes the PDF. The output is written
  * with pdf-lib (the maintained `@cantoo/pdf-lib` fork) and opened again with pdf.js before it is returned.
+ * With the chat's `searchable` setting (and OCR available) the album PDF then goes through the PDF
+ * processor's OCR path: its `.txt` and the searchable PDF are returned instead.
  */
 import { readFile, stat } from "node:fs/promises";
 import { join } from "node:path";
@@ -14,6 +16,7 @@ import { detectFile } from "../detect.ts";
 import { sharpFailure } from "../image/errors.ts";
 import { outputFile } from "../naming.ts";
 import { loadPdf, savePdf } from "../pdftools/load.ts";
+import { processPdf } from "../pdf/process-pdf.ts";
 import { ProcessingError, type Facts, type PartInput, type ProcessorOptions, type ProcessorResult } from "../types.ts";
 
 /** Longest side of an image page, PostScript points (A4's long side, 297 mm): photos become A4-sized pages. */
@@ -100,8 +103,18 @@ export async function buildPdfFromParts(parts: readonly PartInput[], options: Pr
   }
   if (used === 0) throw firstError ?? new ProcessingError("empty", { what: "file" }, "album without parts");
   const pages = out.getPageCount();
-  await savePdf(out, join(options.workDir, "album.pdf"));
+  const albumPath = join(options.workDir, "album.pdf");
+  await savePdf(out, albumPath);
   const named = parts.find((p) => p.name)?.name ?? null;
   const facts: Facts = { type: "application/pdf", label: "PDF document", pages, parts: parts.length, ...(failed.length > 0 ? { failedParts: failed } : {}) };
-  return { outputs: [await outputFile({ ...options, declaredName: named }, "album.pdf", ".pdf", "application/pdf", "album")], facts };
+  const album = await outputFile({ ...options, declaredName: named }, "album.pdf", ".pdf", "application/pdf", "album");
+  if (options.action === "searchable" && options.ocr) {
+    // The chat asked for searchable PDFs (issue 13 item 5): the album's pages are recognized like any
+    // scan (processors/pdf, the OCR path) and come back with their text and an invisible text layer.
+    const { parts: _parts, ...rest } = options;
+    const ocr = await processPdf(albumPath, { ...rest, declaredName: named ?? "album.pdf" });
+    const searchable = ocr.outputs.some((o) => o.mime === "application/pdf");
+    return { outputs: searchable ? ocr.outputs : [album, ...ocr.outputs], facts: { ...ocr.facts, ...facts } };
+  }
+  return { outputs: [album], facts };
 }

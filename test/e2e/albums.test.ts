@@ -8,7 +8,12 @@ import { randomBytes } from "node:crypto";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import sharp from "sharp";
 import { describe, expect, test } from "vitest";
-import { makePdf } from "../../scripts/samples/index.ts";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { characterErrorRate } from "../../scripts/samples/cer.ts";
+import { ENGLISH_LINES, makePdf, RUSSIAN_LINES, typesetPage } from "../../scripts/samples/index.ts";
+import { toolReady } from "../support/tools.ts";
 import { FILE_DOWNLOAD, type ApiCall } from "../emulator/index.ts";
 import { startStack, type Stack } from "../support/stack.ts";
 import { checkLogs, withStack } from "../support/with-stack.ts";
@@ -125,4 +130,36 @@ describe("albums end to end (issue 13 item 5)", () => {
       else await first.stop();
     }
   }, 120_000);
+
+  test.skipIf(!toolReady("tesseract") || !toolReady("convert"))("a scanned album with /settings → searchable PDF (en): its pages are recognized; the .txt and a PDF with a text layer come back", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "docket-album-ocr-"));
+    try {
+      await typesetPage(ENGLISH_LINES, join(dir, "1.png"));
+      await typesetPage(RUSSIAN_LINES, join(dir, "2.png"));
+      await withStack({ env: { ALBUM_QUIET: "1s" } }, async (s) => {
+        const u = s.em.user({ language_code: "en" });
+        await s.app.services.store.setSettings(u.chatId, { pdfAction: "searchable" }, Date.now());
+        const a = await u.sendDocument({ bytes: new Uint8Array(readFileSync(join(dir, "1.png"))), file_name: "scan-1.png", media_group_id: "S1" });
+        await u.sendDocument({ bytes: new Uint8Array(readFileSync(join(dir, "2.png"))), file_name: "scan-2.png", media_group_id: "S1" });
+        const job = await s.waitJob((await s.jobFor(u.chatId, a.message_id)).id, undefined, 180_000);
+        expect([job.status, job.variant, job.reason]).toEqual(["ready", "searchable", null]);
+        expect(JSON.parse(job.facts!)).toMatchObject({ pages: 2, parts: 2, ocr: { recognized: 2 } });
+        const results = await s.app.services.store.results(job.id);
+        expect(results.map((r) => r.fileName)).toEqual(["scan-1.txt", "scan-1-searchable.pdf"]);
+        const { openPdf, closePdf } = await import("../../processors/pdf/open.ts");
+        const { extractText } = await import("../../processors/pdf/text.ts");
+        const doc = await openPdf(s.em.uploaded(results[1]!.telegramFileId!)!);
+        try {
+          const { pageTexts } = await extractText(doc, 10_000);
+          expect(characterErrorRate(pageTexts[0]!, ENGLISH_LINES.join("\n"))).toBeLessThanOrEqual(0.02);
+          expect(characterErrorRate(pageTexts[1]!, RUSSIAN_LINES.join("\n"))).toBeLessThanOrEqual(0.02);
+        } finally {
+          await closePdf(doc);
+        }
+        await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}: one PDF of 2 pages from 2 files; 2 pages recognized`)));
+      });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  }, 300_000);
 });
