@@ -6,7 +6,8 @@
  */
 import { PDFDocument, StandardFonts } from "@cantoo/pdf-lib";
 import { describe, expect, test } from "vitest";
-import { makeJpeg, makePdf } from "../../scripts/samples/index.ts";
+import { ENGLISH_LINES, makeJpeg, makePdf, makeScanPdf } from "../../scripts/samples/index.ts";
+import { toolReady } from "../support/tools.ts";
 import type { ChatMessage, ChatUser } from "../emulator/index.ts";
 import type { Stack } from "../support/stack.ts";
 import { withStack } from "../support/with-stack.ts";
@@ -194,4 +195,34 @@ describe("actions on a result (issue 15)", () => {
       expect(s.em.calls.filter((c) => c.method === "sendMessage" && String(c.params.text).startsWith(`Job #${job.id}: merging the file of job #${id}`))).toHaveLength(1);
     });
   }, 120_000);
+
+  test("to PDF (ru): an image's result offers it; the press makes a one-page PDF of the image", async () => {
+    await withStack({}, async (s) => {
+      const u = s.em.user({ language_code: "ru" });
+      const { id, final } = await readyWithKeyboard(s, u, await makeJpeg(600, 400), "фото.jpg", "Готово, задача № ");
+      expect(buttons(final)).toEqual([`a:${id}:pdf`]);
+      await u.pressButton(final.message_id, `a:${id}:pdf`);
+      const job = await nextJob(s, u.chatId, id);
+      expect([job.status, job.variant]).toEqual(["ready", "topdf"]);
+      const doc = await PDFDocument.load(await resultBytes(s, job.id));
+      expect(doc.getPages().map((p) => Math.round((p.getWidth() / p.getHeight()) * 100) / 100)).toEqual([1.5]);
+      expect((await s.app.services.store.results(job.id)).map((r) => r.fileName)).toEqual(["фото.pdf"]);
+    });
+  }, 120_000);
+
+  test.skipIf(!SEARCHABLE || !toolReady("tesseract") || !toolReady("convert") || !toolReady("tiff2pdf"))("searchable PDF (en): the button on a scan's result makes the searchable variant of the same file", async () => {
+    const scan = await makeScanPdf("g4", [ENGLISH_LINES]);
+    await withStack({}, async (s) => {
+      const u = s.em.user({ language_code: "en" });
+      const sent = await u.sendDocument({ bytes: scan, file_name: "scan.pdf" });
+      const { id } = await s.waitJob((await s.jobFor(u.chatId, sent.message_id)).id, undefined, 180_000);
+      const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${id}`) && buttons(x).includes(`a:${id}:ocr`)), 60_000);
+      await u.pressButton(msgs.find((x) => x.text?.startsWith(`Done, job #${id}`))!.message_id, `a:${id}:ocr`);
+      let next = 0;
+      await expect.poll(async () => (next = (await s.app.services.store.listByChat(u.chatId, 20)).find((j) => j.id > id)?.id ?? 0), { timeout: 15_000 }).toBeGreaterThan(0);
+      const job = await s.waitJob(next, undefined, 180_000);
+      expect([job.status, job.variant, job.fileUniqueId]).toEqual(["ready", "searchable", (await s.app.services.store.get(id))!.fileUniqueId]);
+      expect((await s.app.services.store.results(job.id)).map((r) => r.fileName)).toEqual(["scan.txt", "scan-searchable.pdf"]);
+    });
+  }, 300_000);
 });
