@@ -271,13 +271,15 @@ describe.concurrent("floods and duplicates", () => {
     });
   }, E2E_BOUND_MS);
 
-  test("an album of 3 documents (one media_group_id): 3 jobs, all ready", async () => {
+  test("an album of 3 documents (one media_group_id): one job (issue 13 item 5), ready, one PDF of the three", async () => {
     await withStack({}, async (s) => {
       const u = s.em.user({ language_code: "en" });
       const sent: SentUpdate[] = [];
       for (let i = 0; i < 3; i++) sent.push(await u.sendDocument({ bytes: await pdf(`album ${i}`), file_name: `album-${i}.pdf`, media_group_id: "13579" }));
-      for (const x of sent) expect((await ended(s, u, x.message_id)).status).toBe("ready");
-      expect(await s.app.services.store.listByChat(u.chatId, 10)).toHaveLength(3);
+      const job = await ended(s, u, sent[0]!.message_id);
+      expect([job.status, job.source]).toEqual(["ready", "album"]);
+      expect(JSON.parse(job.facts!)).toMatchObject({ parts: 3, pages: 3 });
+      expect(await s.app.services.store.listByChat(u.chatId, 10)).toHaveLength(1);
     });
   }, E2E_BOUND_MS);
 
