@@ -11,6 +11,7 @@ import { openDb, type OpenDb } from "./db/open.ts";
 import { Delivery } from "./deliver/delivery.ts";
 import { OUTBOX_CLOSE_MS } from "./shutdown.ts";
 import { cloudFetcher } from "./fetch/cloud.ts";
+import { CLOUD_GETFILE_LIMIT } from "./fetch/errors.ts";
 import { localFetcher } from "./fetch/local.ts";
 import type { Fetcher } from "./fetch/types.ts";
 import { i18n, localeFor, type DocketContext } from "./i18n/index.ts";
@@ -92,6 +93,19 @@ export interface AppOptions {
 }
 
 
+/**
+ * One journal line when DOWNLOAD_LIMIT_CLOUD is above the cloud Bot API's own getFile limit (20 MiB,
+ * botapi-facts.md §1): files between the two are accepted at intake and then refused by getFile. Chat
+ * texts name the configured limit (issue 11 item 5), so the operator's figure is the one users see.
+ */
+function warnAboveCloudLimit(config: Config, log: Logger): void {
+  if (config.mode !== "cloud" || config.limits.downloadCloud <= CLOUD_GETFILE_LIMIT) return;
+  log.warn(
+    { download_limit_cloud: config.limits.downloadCloud, cloud_getfile_limit: CLOUD_GETFILE_LIMIT },
+    `DOWNLOAD_LIMIT_CLOUD (${config.limits.downloadCloud} B) is above the cloud Bot API's getFile limit (${CLOUD_GETFILE_LIMIT} B): larger files are accepted, then fail too_big at getFile; set DOWNLOAD_LIMIT_CLOUD=20MB or use local mode (docs/local-mode.md)`,
+  );
+}
+
 /** Build the application (nothing started; the database is open and migrated). */
 export async function createApp(opts: AppOptions): Promise<App> {
   const { config, log } = opts;
@@ -99,6 +113,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const paths = dataPaths(config.dataDir);
   const db = openDb(paths.dbFile);
   const store = new SqliteJobStore(db.db);
+  warnAboveCloudLimit(config, log);
 
   const bot = new Bot<DocketContext>(config.token, { client: { apiRoot: config.apiRoot, timeoutSeconds: 600 } });
   const activity = new IntakeActivity(now);

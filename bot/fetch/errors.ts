@@ -21,8 +21,9 @@ export class FetchError extends Error {
 
 /**
  * Map a getFile error to a failure (Bot API error strings, botapi-facts.md §1):
- * "file is too big" → `too_big` (final; params `size: "none"` and the smaller of
- * `limitBytes` and the cloud 20 MB, in MB); "invalid file_id" / "wrong file_id or the
+ * "file is too big" → `too_big` (final; params `size: "none"` and the configured
+ * `limitBytes` in MB: every figure in chat text comes from the configuration, issue 11
+ * item 5 — start-up warns when DOWNLOAD_LIMIT_CLOUD is above the cloud's own limit); "invalid file_id" / "wrong file_id or the
  * file is temporarily unavailable" → `file_unavailable` (retried up to the attempt
  * budget); anything else → `download_failed` (retried).
  */
@@ -30,9 +31,9 @@ export function classifyGetFileError(err: unknown, limitBytes: number): TryFailu
   if (err instanceof GrammyError) {
     const d = err.description;
     if (/file is too big/i.test(d)) {
-      // Only the cloud Bot API refuses this way, by its own 20 MB limit, and the size may be unknown:
+      // Only the cloud Bot API refuses this way, by its own limit, and the size may be unknown:
       // `size: "none"` selects the message without a size (audit M5).
-      return { reason: "too_big", retryable: false, params: { size: "none", limit: mb(Math.min(limitBytes, CLOUD_GETFILE_LIMIT)) }, detail: `getFile: ${d}` };
+      return { reason: "too_big", retryable: false, params: { size: "none", limit: mb(limitBytes) }, detail: `getFile: ${d}` };
     }
     if (/invalid file_id|wrong file_id|temporarily unavailable|file_id not specified/i.test(d)) {
       return { reason: "file_unavailable", retryable: true, detail: `getFile: ${d}` };

@@ -20,7 +20,7 @@ format-by-ext = { $ext ->
   }
 
 reason-too_big = { $size ->
-    [none] Telegram lets bots download files of up to { $limit } MB, and this one is larger.
+    [none] This bot downloads files of up to { $limit } MB, and this one is larger.
    *[other] The file is { $size } MB, over this bot’s { $limit } MB download limit.
   }
 reason-size_mismatch = The downloaded file is { $size }, not the { $declared } Telegram announced. Please send it again.

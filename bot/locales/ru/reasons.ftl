@@ -19,7 +19,7 @@ format-by-ext = { $ext ->
   }
 
 reason-too_big = { $size ->
-    [none] Telegram отдаёт ботам файлы не больше { $limit } МБ, а этот файл больше.
+    [none] Этот бот скачивает файлы не больше { $limit } МБ, а этот файл больше.
    *[other] Файл весит { $size } МБ — больше лимита загрузки этого бота ({ $limit } МБ).
   }
 reason-size_mismatch = Скачанный файл весит { $size }, а Telegram сообщил { $declared }. Пришлите его ещё раз.
