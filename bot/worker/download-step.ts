@@ -93,7 +93,7 @@ export class DownloadStep {
           }
         },
       }));
-      const reservation = refinedReservation(file.size, writtenMultiplier(config.budgetMultiplier, config.mode), config.downloadBudget, config.budgetMinReservation);
+      const reservation = refinedReservation(file.size, writtenMultiplier(config.budgetMultiplier, config.mode), config.downloadBudget, config.budgetMinReservation, job.reservedBytes);
       const moved = await store.transition(job.id, "accepted", "fetched", this.owner, now(), {
         localPath: file.path,
         sha256: file.sha256,

@@ -66,7 +66,10 @@ describe("lease rules", () => {
 describe("byte budget (seed 000: budget in bytes, not jobs)", () => {
   const MB = 1 << 20;
   test("declared size × multiplier", () => expect(reservationFor(10 * MB, 2.5, 20 * MB, 1000 * MB)).toBe(25 * MB));
-  test("unknown size reserves the mode's download limit", () => expect(reservationFor(null, 2.5, 20 * MB, 1000 * MB)).toBe(20 * MB));
+  test("unknown size reserves the mode's download limit × multiplier, as a sized file that large would (issue 11 item 5)", () => {
+    expect(reservationFor(null, 2.5, 20 * MB, 1000 * MB)).toBe(50 * MB);
+    expect(reservationFor(null, 2.5, 20 * MB, 1000 * MB)).toBe(reservationFor(20 * MB, 2.5, 20 * MB, 1000 * MB));
+  });
   test("never more than the whole budget (a huge job can run alone)", () => {
     expect(reservationFor(null, 2, 2000 * MB, 100 * MB)).toBe(100 * MB);
     expect(fits(0, 100 * MB, 100 * MB)).toBe(true);
@@ -77,6 +80,15 @@ describe("byte budget (seed 000: budget in bytes, not jobs)", () => {
     expect(fits(0, 500 * MB, 100 * MB)).toBe(true);
   });
   test("refined after download from the real size", () => expect(refinedReservation(3 * MB, 2, 1000 * MB)).toBe(6 * MB));
+  test("a refinement never raises what the claim reserved, so it always fits (never overbooks)", () => {
+    expect(refinedReservation(30 * MB, 2, 1000 * MB, 0, 40 * MB)).toBe(40 * MB);
+    // Any download the size checks let through (real = declared, or unsized and ≤ the limit) refines down or equal.
+    for (const [declared, real] of [[5 * MB, 5 * MB], [null, 20 * MB], [null, 1], [2048, 2048]] as const) {
+      const reserved = reservationFor(declared, 2.5, 20 * MB, 1000 * MB, 8 * MB);
+      expect(refinedReservation(real, 2.5, 1000 * MB, 8 * MB, reserved)).toBeLessThanOrEqual(reserved);
+      expect(refinedReservation(real, 2.5, 1000 * MB, 8 * MB, reserved)).toBe(Math.max(8 * MB, Math.ceil(real * 2.5)));
+    }
+  });
   test("a floor for small files (their outputs have a size of their own), still capped by the budget", () => {
     expect(reservationFor(2048, 2.5, 20 * MB, 1000 * MB, 8 * MB)).toBe(8 * MB);
     expect(refinedReservation(2048, 2.5, 1000 * MB, 8 * MB)).toBe(8 * MB);
