@@ -7,6 +7,7 @@
 import type { Command } from "./command.ts";
 import { backupCommand } from "./backup-command.ts";
 import { backupStatusCommand } from "./backup-status-command.ts";
+import { jobCommand } from "./job-command.ts";
 import { modeCommand } from "./mode-command.ts";
 import { rollbackCommand } from "./rollback-command.ts";
 import { notifyCommand } from "./notify-command.ts";
@@ -20,6 +21,7 @@ const COMMANDS: Record<string, Command> = {
   "backup-status": backupStatusCommand,
   notify: notifyCommand,
   status: statusCommand,
+  job: jobCommand,
 };
 
 const usage = () => Object.values(COMMANDS).map((c) => `usage: ${c.usage}`).join("\n");

@@ -268,6 +268,38 @@ export const chatPrompts = sqliteTable(
 /** Row type of `chat_prompts`. */
 export type ChatPrompt = typeof chatPrompts.$inferSelect;
 
+/**
+ * A job's history of tries (bot/jobs/attempts.ts; issue 11 item 5): every try that did not end well and
+ * every re-arm, kept across re-arms. Written in the transaction of the state change it explains.
+ */
+export const jobAttempts = sqliteTable(
+  "job_attempts",
+  {
+    id: integer("id").primaryKey({ autoIncrement: true }),
+    jobId: integer("job_id")
+      .notNull()
+      .references(() => fileJobs.id, { onDelete: "cascade" }),
+    /** When the try ended, ISO. */
+    at: text("at").notNull(),
+    /** `intake`, `download`, `processing`, `delivery`. */
+    step: text("step").notNull(),
+    /** The try's number (the job's `attempts` when it ended; 0 for intake and re-arms). */
+    attempt: integer("attempt").notNull(),
+    /** `retry`, `failed`, `interrupted`, `rearmed`. */
+    outcome: text("outcome").notNull(),
+    /** Reason code (bot/jobs/reasons.ts), `interrupted`, or for a re-arm the reason it had failed with (`expired` for an expired result). */
+    reason: text("reason").notNull(),
+    /** JSON params for the localized reason text. */
+    params: text("params"),
+    /** Operator detail (English, redacted). */
+    detail: text("detail").notNull(),
+  },
+  (t) => [index("job_attempts_job").on(t.jobId, t.id)],
+);
+
+/** Row type of `job_attempts`. */
+export type JobAttempt = typeof jobAttempts.$inferSelect;
+
 /** Row type of `file_jobs`. */
 export type FileJob = typeof fileJobs.$inferSelect;
 /** Row type of `job_results`. */

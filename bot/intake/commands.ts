@@ -6,16 +6,32 @@
 import { Composer } from "grammy";
 import type { DocketContext } from "../i18n/index.ts";
 import { localeFor } from "../i18n/index.ts";
-import type { FileJob } from "../db/schema.ts";
+import type { FileJob, JobAttempt } from "../db/schema.ts";
+import { INTERRUPTED } from "../jobs/attempts.ts";
+import { reasonText } from "../status/texts.ts";
 import type { Services } from "../services.ts";
 import { answerQuery } from "./answer-query.ts";
-import { displayName } from "./format.ts";
+import { displayName, utcMinute } from "./format.ts";
 import { isActive, isResultAlive, visibleState } from "../jobs/states.ts";
 
 /** Parse the job number argument of a command (`/status 12`, `/status #12`). */
 export function jobNumber(arg: string | undefined): number | null {
   const m = /^#?(\d{1,12})$/.exec((arg ?? "").trim());
   return m ? Number(m[1]) : null;
+}
+
+/** Most history lines `/status N` shows (the latest). */
+const HISTORY_LINES = 5;
+
+/**
+ * One history line of `/status N` in the user's language: `2026-11-30 10:00 UTC · download · tried
+ * again: <the reason's chat text>` (bot/jobs/attempts.ts; reasons from bot/locales/<lang>/reasons.ftl).
+ */
+export function attemptLine(ctx: DocketContext, a: JobAttempt): string {
+  const locale = localeFor(ctx.from?.language_code);
+  const params = a.params ? (JSON.parse(a.params) as Record<string, string | number>) : {};
+  const reason = a.reason === INTERRUPTED || a.reason === "expired" ? ctx.t(`attempt-reason-${a.reason}`) : reasonText(locale, a.reason, params);
+  return ctx.t("cmd-status-try", { time: utcMinute(a.at), step: ctx.t(`attempt-step-${a.step}`), outcome: ctx.t(`attempt-outcome-${a.outcome}`), reason });
 }
 
 /** The Composer with the chat commands. */
@@ -62,7 +78,10 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
   c.command("status", async (ctx) => {
     const job = await target(ctx, "status");
     if (!job) return;
-    say(ctx, statusLine(ctx, job));
+    // The job's history (issue 11 item 5): its last tries that did not end well, re-arms included.
+    const history = (await store.attempts(job.id)).slice(-HISTORY_LINES);
+    const lines = history.map((a) => attemptLine(ctx, a));
+    say(ctx, [statusLine(ctx, job), ...(lines.length > 0 ? [ctx.t("cmd-status-history"), ...lines] : [])].join("\n"));
   });
 
   c.command("resend", async (ctx) => {

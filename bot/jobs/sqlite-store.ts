@@ -8,7 +8,9 @@
 import { Database } from "bun:sqlite";
 import { and, asc, desc, eq, gt, gte, inArray, lte, ne, sql } from "drizzle-orm";
 import type { DocketDb } from "../db/open.ts";
-import { chatPrompts, chatSettings, fileJobs, jobParts, jobResults, type ChatPrompt, type ChatReply, type FileJob, type JobPart, type JobResult, type JobState } from "../db/schema.ts";
+import { chatPrompts, chatSettings, fileJobs, jobParts, jobResults, type ChatPrompt, type ChatReply, type FileJob, type JobAttempt, type JobPart, type JobResult, type JobState } from "../db/schema.ts";
+import { attemptStep, INTERRUPTED } from "./attempts.ts";
+import { AttemptStatements } from "./sqlite-attempts.ts";
 import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
 import { ACTIVE_STATES, canTransition, isActive } from "./states.ts";
@@ -17,7 +19,7 @@ import type { ReasonCode } from "./reasons.ts";
 import { JobStatements, transitionPatch } from "./sqlite-statements.ts";
 import { ReplyStatements } from "./sqlite-replies.ts";
 import { decideExisting, decideNew, replyKindOf, type QuotaUse } from "./intake-rules.ts";
-import type { AlbumPartOutcome, AlertState, BudgetParams, FetchedPart, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
+import type { AlbumPartOutcome, AlertState, BudgetParams, FailureNote, FetchedPart, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
 import { SqliteAlerts } from "./sqlite-alerts.ts";
 
 /** The idempotency key of a job, (chat_id, file_unique_id, variant), as bound values (seed 000: UNIQUE key). */
@@ -55,6 +57,11 @@ export class SqliteJobStore implements JobStore {
   /** An album part's intake, one IMMEDIATE transaction. */
   private readonly albumTx: { immediate(album: NewJob, part: NewPart, now: number, quietMs: number, options: IntakeOptions, seed: NewPart | undefined): AlbumPartOutcome };
   private readonly replies: ReplyStatements;
+  private readonly history: AttemptStatements;
+  /** retryLater's UPDATE and its history row, one transaction. */
+  private readonly retryTx: (id: number, state: JobState, owner: string, notBefore: number, failure: FailureNote, now: number) => boolean;
+  /** fail's UPDATE and its history row, one transaction. */
+  private readonly failTx: (id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number) => boolean;
 
   /**
    * @param db drizzle handle from `openDb`; its bun:sqlite connection (`$client`) runs the prepared hot paths
@@ -68,6 +75,18 @@ export class SqliteJobStore implements JobStore {
     this.claimDownloadTx = sqlite.transaction((owner: string, now: number, leaseTtlMs: number, budget: BudgetParams) => this.takeDownload(owner, now, leaseTtlMs, budget));
     this.claimProcessTx = sqlite.transaction((owner: string, now: number, leaseTtlMs: number) => this.takeProcess(owner, now, leaseTtlMs));
     this.replies = new ReplyStatements(sqlite);
+    this.history = new AttemptStatements(sqlite);
+    this.retryTx = sqlite.transaction((id: number, state: JobState, owner: string, notBefore: number, f: FailureNote, now: number) => {
+      const moved = this.stmts.retryLater.run({ id, state, owner, notBefore: iso(notBefore), detail: f.detail, now: iso(now) }).changes > 0;
+      if (moved) this.history.record(id, { step: attemptStep(state, f.reason), outcome: "retry", reason: f.reason, ...(f.params ? { params: f.params } : {}), detail: f.detail }, now);
+      return moved;
+    });
+    this.failTx = sqlite.transaction((id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number) => {
+      const values = { id, from, reason, params: JSON.stringify(params), detail, now: iso(now) };
+      const moved = (owner === null ? this.stmts.failAny.run(values) : this.stmts.failHeld.run({ ...values, owner })).changes > 0;
+      if (moved) this.history.record(id, { step: attemptStep(from, reason), outcome: "failed", reason, params, detail }, now);
+      return moved;
+    });
     this.intakeTx = sqlite.transaction((job: NewJob, now: number, options: IntakeOptions) => this.intakeBody(job, now, options));
     this.albumTx = sqlite.transaction((album: NewJob, part: NewPart, now: number, quietMs: number, options: IntakeOptions, seed: NewPart | undefined) =>
       this.albumBody(album, part, now, quietMs, options, seed),
@@ -120,9 +139,12 @@ export class SqliteJobStore implements JobStore {
         break;
       case "too_big":
         row = this.stmts.insertTooBig.get({ ...insertValues(job, now), params: JSON.stringify(o.tooBig!.params), detail: o.tooBig!.detail });
+        if (row) this.history.record(row.id, { step: "intake", outcome: "failed", reason: "too_big", params: o.tooBig!.params, detail: o.tooBig!.detail }, now);
         break;
       case "rearm":
         if (decision.expireFirst) this.expireNow(existing!.id, "ready", now);
+        // The history keeps the end of the old life: why it had ended, then the new start.
+        this.history.record(existing!.id, { step: "intake", outcome: "rearmed", reason: decision.from === "expired" ? "expired" : (existing!.reason ?? "attempts_exhausted"), detail: `a re-sent file (update ${job.updateId}) started the job again from ${decision.from}` }, now);
         this.rearmNow(existing!.id, decision.from, job, now);
         row = this.stmts.byId.get({ id: existing!.id });
         break;
@@ -403,6 +425,7 @@ export class SqliteJobStore implements JobStore {
             .set({ leaseOwner: null, leaseUntil: null, updatedAt: iso(now) })
             .where(and(eq(fileJobs.id, h.id), eq(fileJobs.leaseOwner, h.from)))
             .run();
+          this.history.record(h.id, { step: attemptStep(h.status, INTERRUPTED), outcome: "interrupted", reason: INTERRUPTED, detail: `the process ${h.from} holding it died; taken back by ${self}` }, now);
         }
         return held;
       },
@@ -430,14 +453,16 @@ export class SqliteJobStore implements JobStore {
     return r.length > 0;
   }
 
-  async retryLater(id: number, state: JobState, owner: string, notBefore: number, detail: string, now: number): Promise<boolean> {
-    return this.stmts.retryLater.run({ id, state, owner, notBefore: iso(notBefore), detail, now: iso(now) }).changes > 0;
+  async retryLater(id: number, state: JobState, owner: string, notBefore: number, failure: FailureNote, now: number): Promise<boolean> {
+    return this.retryTx(id, state, owner, notBefore, failure, now);
   }
 
   async fail(id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number): Promise<boolean> {
-    const values = { id, from, reason, params: JSON.stringify(params), detail, now: iso(now) };
-    const r = owner === null ? this.stmts.failAny.run(values) : this.stmts.failHeld.run({ ...values, owner });
-    return r.changes > 0;
+    return this.failTx(id, from, owner, reason, params, detail, now);
+  }
+
+  async attempts(id: number): Promise<JobAttempt[]> {
+    return this.history.list(id);
   }
 
   async setReservation(id: number, bytes: number): Promise<void> {

@@ -6,7 +6,7 @@
  * `false` means someone else moved the job (seed 000: conditional UPDATE).
  * Times are epoch ms in, UTC ISO strings in rows.
  */
-import type { AlertState, ChatPrompt, ChatReply, FileJob, JobPart, JobResult, JobState, OpsAlert } from "../db/schema.ts";
+import type { AlertState, ChatPrompt, ChatReply, FileJob, JobAttempt, JobPart, JobResult, JobState, OpsAlert } from "../db/schema.ts";
 import type { IntakeDecision, QuotaLimits } from "./intake-rules.ts";
 
 export type { AlertState, OpsAlert } from "../db/schema.ts";
@@ -112,6 +112,14 @@ export interface NewReply {
   readonly userId: number;
   readonly replyTo: number | null;
   readonly text: string;
+}
+
+/** A failed try as {@link JobStore.retryLater} records it. */
+export interface FailureNote {
+  readonly reason: ReasonCode;
+  readonly params?: Readonly<Record<string, string | number>>;
+  /** Operator detail (English, redacted); also the job's `last_error`. */
+  readonly detail: string;
 }
 
 /** Budget parameters for a download claim (bytes). */
@@ -245,6 +253,7 @@ export interface JobStore {
    * every active job whose `lease_owner` is `<hostId>/…` other than `self`, or an owner id without a
    * host part (written before owner ids had one), gets `lease_owner`/`lease_until` cleared — state,
    * attempts, reservation and retry backoff stay — so the pools claim it now and resume it by state.
+   * Each is recorded in the job's history as `interrupted`.
    * Leases of other hosts are untouched (they expire after LEASE_TTL). Returns the jobs released, with
    * the owner each was taken from.
    */
@@ -259,10 +268,18 @@ export interface JobStore {
    * SHA-256 replaced, state and lease kept. False when zero rows changed (the job moved or the lease was lost).
    */
   replaceSource(id: number, state: "fetched" | "processing", owner: string, now: number, source: SourceFields): Promise<boolean>;
-  /** Release the lease and set a backoff; the job stays in `state`. */
-  retryLater(id: number, state: JobState, owner: string, notBefore: number, detail: string, now: number): Promise<boolean>;
-  /** `from → failed` with a reason (owner null: not lease-bound, e.g. /cancel). */
+  /**
+   * Release the lease and set a backoff; the job stays in `state`. The try is recorded in the job's
+   * history (`retry`, bot/jobs/attempts.ts) in the same transaction.
+   */
+  retryLater(id: number, state: JobState, owner: string, notBefore: number, failure: FailureNote, now: number): Promise<boolean>;
+  /**
+   * `from → failed` with a reason (owner null: not lease-bound, e.g. /cancel), recorded in the job's
+   * history (`failed`) in the same transaction.
+   */
   fail(id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number): Promise<boolean>;
+  /** The job's history of tries, oldest first (bot/jobs/attempts.ts): kept across re-arms. */
+  attempts(id: number): Promise<JobAttempt[]>;
   /** Set `reserved_bytes` (refine after download, 0 when files are gone). */
   setReservation(id: number, bytes: number): Promise<void>;
   /**

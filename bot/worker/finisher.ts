@@ -5,16 +5,11 @@
  */
 import type { FileJob, JobState } from "../db/schema.ts";
 import { localeFor, t } from "../i18n/index.ts";
+import { attemptStep } from "../jobs/attempts.ts";
 import { decideAfterFailure, type TryFailure } from "../jobs/retry.ts";
 import type { Services } from "../services.ts";
 import { reasonText } from "../status/texts.ts";
 import { removeJobFiles, type DataPaths } from "./paths.ts";
-
-/** The step a failed try belongs to (`docket_try_failures_total{step}`): sending results is delivery. */
-function stepOf(state: JobState, reason: string): "download" | "processing" | "delivery" {
-  if (state === "accepted") return "download";
-  return reason === "delivery_failed" || reason === "result_too_big" ? "delivery" : "processing";
-}
 
 /** Shared end-of-try logic of both pools. */
 export class Finisher {
@@ -32,9 +27,9 @@ export class Finisher {
     const { store, config, log, now } = this.services;
     const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
     const decision = decideAfterFailure(failure, job.attempts, config.maxAttempts, now());
-    this.services.metrics.tryFailures.inc({ step: stepOf(state, failure.reason), reason: failure.reason });
+    this.services.metrics.tryFailures.inc({ step: attemptStep(state, failure.reason), reason: failure.reason });
     if (decision.kind === "retry") {
-      const ok = await store.retryLater(job.id, state, owner, decision.notBefore, failure.detail, now());
+      const ok = await store.retryLater(job.id, state, owner, decision.notBefore, failure, now());
       jlog.warn({ reason: failure.reason, attempt: job.attempts, max_attempts: config.maxAttempts, detail: failure.detail }, "try failed; will retry");
       if (ok) {
         this.services.status.update(job, t(localeFor(job.languageCode), "status-retrying", { id: String(job.id), attempt: job.attempts + 1, max: config.maxAttempts }));

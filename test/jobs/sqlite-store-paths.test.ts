@@ -68,7 +68,7 @@ describe("claimDownload", () => {
   test("the claimed row: lease, owner, attempts + 1, reservation, backoff cleared, updated_at", async () => {
     const { job: j } = await store.accept(job(1), T0);
     await store.claimDownload("w1", T0, 1000, budget);
-    await store.retryLater(j.id, "accepted", "w1", T0 + 2000, "HTTP 502", T0 + 500);
+    await store.retryLater(j.id, "accepted", "w1", T0 + 2000, { reason: "download_failed", detail: "HTTP 502" }, T0 + 500);
     const c = await store.claimDownload("w2", T0 + 2000, 60_000, budget);
     expect(c).toStrictEqual(row(j.id));
     expect(c).toMatchObject({ status: "accepted", leaseOwner: "w2", leaseUntil: at(T0 + 62_000), attempts: 2, reservedBytes: 2 * MB, notBefore: null, updatedAt: at(T0 + 2000), lastError: "HTTP 502" });
@@ -119,7 +119,7 @@ describe("claimProcess", () => {
   test("a retry backoff on the processing pool is respected", async () => {
     const f = await fetchedBy(1, "d");
     const c = await store.claimProcess("p", T0 + 60_000, 60_000);
-    expect(await store.retryLater(f.id, "fetched", "p", T0 + 70_000, "busy", T0 + 60_000)).toBe(true);
+    expect(await store.retryLater(f.id, "fetched", "p", T0 + 70_000, { reason: "download_failed", detail: "busy" }, T0 + 60_000)).toBe(true);
     expect(c?.id).toBe(f.id);
     expect(await store.claimProcess("q", T0 + 69_999, 60_000)).toBeNull();
     expect((await store.claimProcess("q", T0 + 70_000, 60_000))?.leaseOwner).toBe("q");
@@ -202,10 +202,10 @@ describe("renew, retryLater, fail, get", () => {
     const { job: j } = await store.accept(job(1), T0);
     await store.claimDownload("w", T0, 60_000, budget);
     const before = row(j.id);
-    expect(await store.retryLater(j.id, "accepted", "x", T0 + 5000, "no", T0 + 1)).toBe(false);
-    expect(await store.retryLater(j.id, "fetched", "w", T0 + 5000, "no", T0 + 1)).toBe(false);
+    expect(await store.retryLater(j.id, "accepted", "x", T0 + 5000, { reason: "download_failed", detail: "no" }, T0 + 1)).toBe(false);
+    expect(await store.retryLater(j.id, "fetched", "w", T0 + 5000, { reason: "download_failed", detail: "no" }, T0 + 1)).toBe(false);
     expect(row(j.id)).toStrictEqual(before);
-    expect(await store.retryLater(j.id, "accepted", "w", T0 + 5000, "HTTP 502", T0 + 2)).toBe(true);
+    expect(await store.retryLater(j.id, "accepted", "w", T0 + 5000, { reason: "download_failed", detail: "HTTP 502" }, T0 + 2)).toBe(true);
     expect(row(j.id)).toMatchObject({ status: "accepted", leaseOwner: null, leaseUntil: null, notBefore: at(T0 + 5000), lastError: "HTTP 502", updatedAt: at(T0 + 2), attempts: 1 });
   });
   test("fail by the holder: reason, JSON params, detail, lease released; others change nothing", async () => {

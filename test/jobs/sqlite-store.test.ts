@@ -96,7 +96,7 @@ describe("claims and conditional transitions", () => {
   test("retryLater releases the lease and sets a backoff", async () => {
     const { job: j } = await store.accept(job(1), T0);
     await store.claimDownload("w1", T0, 60_000, budget);
-    expect(await store.retryLater(j.id, "accepted", "w1", T0 + 5000, "HTTP 502", T0)).toBe(true);
+    expect(await store.retryLater(j.id, "accepted", "w1", T0 + 5000, { reason: "download_failed", detail: "HTTP 502" }, T0)).toBe(true);
     expect(await store.claimDownload("w2", T0 + 4999, 60_000, budget)).toBeNull();
     expect((await store.claimDownload("w2", T0 + 5000, 60_000, budget))?.id).toBe(j.id);
   });
