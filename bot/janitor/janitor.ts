@@ -24,7 +24,7 @@ import { isLeased, isLongDead } from "../jobs/lease.ts";
 import { JOB_STATES, isActive } from "../jobs/states.ts";
 import type { JobStore } from "../jobs/store.ts";
 import type { Logger } from "../log.ts";
-import { jobIdOf, type DataPaths } from "../worker/paths.ts";
+import { jobEntries, jobIdOf, removeEntries, type DataPaths } from "../worker/paths.ts";
 
 /** What one janitor pass did. */
 export interface JanitorReport {
@@ -92,13 +92,13 @@ export class Janitor {
     const from = job.status === "ready" || job.status === "failed" ? job.status : null;
     const moved = from ? await this.store.expire(job.id, from, this.now()) : job.status === "expired";
     if (!moved) return false;
-    const entries = [...(await this.entriesOf(this.paths.results, job.id)), ...(await this.entriesOf(this.paths.downloads, job.id)), ...(await this.entriesOf(this.paths.work, job.id))];
+    const entries = [...(await jobEntries(this.paths.results, job.id)), ...(await jobEntries(this.paths.downloads, job.id)), ...(await jobEntries(this.paths.work, job.id))];
     const row = await this.store.get(job.id);
     if (row && row.status !== "expired") {
       this.log.info({ job: job.id, status: row?.status }, "job is live again; its files are kept");
       return false;
     }
-    await this.remove(entries);
+    await removeEntries(entries);
     await this.store.releaseReservation(job.id);
     return true;
   }
@@ -124,9 +124,9 @@ export class Janitor {
       try {
         if (!isActive(listed.status) && listed.reservedBytes > 0) {
           // Files first, then the reservation (seed 000: the budget is freed once the temporary file is gone).
-          const entries = [...(await this.entriesOf(this.paths.downloads, listed.id)), ...(await this.entriesOf(this.paths.work, listed.id))];
+          const entries = [...(await jobEntries(this.paths.downloads, listed.id)), ...(await jobEntries(this.paths.work, listed.id))];
           if (ownsFiles(await this.store.get(listed.id), "temp")) continue;
-          await this.remove(entries);
+          await removeEntries(entries);
           if (await this.store.releaseReservation(listed.id)) reservationsReleased++;
         } else if (isActive(listed.status) && isLongDead(listed, now, this.options.deadLeaseGraceMs)) {
           deadLeases++;
@@ -191,18 +191,5 @@ export class Janitor {
         this.log.warn({ path: full, err }, "janitor could not inspect an entry");
       }
     }
-  }
-
-  /** Full paths of the entries of `dir` that belong to job `jobId` (listed before the row is re-read). */
-  private async entriesOf(dir: string, jobId: number): Promise<string[]> {
-    try {
-      return (await readdir(dir)).filter((n) => jobIdOf(n) === jobId).map((n) => join(dir, n));
-    } catch {
-      return [];
-    }
-  }
-
-  private async remove(paths: readonly string[]): Promise<void> {
-    for (const p of paths) await rm(p, { recursive: true, force: true });
   }
 }

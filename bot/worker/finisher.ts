@@ -9,7 +9,12 @@ import { attemptStep } from "../jobs/attempts.ts";
 import { decideAfterFailure, type TryFailure } from "../jobs/retry.ts";
 import type { Services } from "../services.ts";
 import { reasonText } from "../status/texts.ts";
-import { removeJobFiles, type DataPaths } from "./paths.ts";
+import { jobEntries, removeEntries, removeJobFiles, type DataPaths } from "./paths.ts";
+
+/** Whether `row` is still the failed row `committed` (the same failure: a re-arm clears `finished_at` and moves `updated_at`). */
+function isSameFailedRow(row: FileJob, committed: FileJob): boolean {
+  return row.status === "failed" && committed.status === "failed" && row.finishedAt === committed.finishedAt && row.updatedAt === committed.updatedAt;
+}
 
 /** Shared end-of-try logic of both pools. */
 export class Finisher {
@@ -47,19 +52,29 @@ export class Finisher {
   }
 
   /**
-   * After `failed` is committed: remove the job's files and release its budget, then tell the chat.
-   * The message goes out in the background: a worker never waits on a chat's pacing or 429 hold
-   * (one chat's hold must not stall the pools; shutdown waits for it, bounded).
+   * After `failed` is committed (`job` is that row, read back): remove the job's files and release its
+   * budget, then tell the chat — only while the row is still the failed row that was committed (issue 11
+   * item 5): a re-sent file may have re-armed the job meanwhile, and its new try's files and reservation
+   * are not this failure's. The entries are listed before the row is read again, so files of a new try
+   * (made later, under new generated names) are never among them. The message goes out in the
+   * background: a worker never waits on a chat's pacing or 429 hold.
+   * @returns whether the failure was cleaned up (false: the job lives again; nothing touched)
    */
-  async cleanupFailed(job: FileJob): Promise<void> {
-    const { store } = this.services;
-    await this.removeTemp(job.id);
-    await removeJobFiles(this.paths.results, job.id);
-    await store.setReservation(job.id, 0);
+  async cleanupFailed(job: FileJob): Promise<boolean> {
+    const { store, log } = this.services;
+    const entries = (await Promise.all([this.paths.downloads, this.paths.work, this.paths.results].map((dir) => jobEntries(dir, job.id)))).flat();
+    const row = await store.get(job.id);
+    if (!row || !isSameFailedRow(row, job)) {
+      log.info({ job: job.id, status: row?.status }, "the job lives again (a re-sent file) before its failure was cleaned up; its files are kept");
+      return false;
+    }
+    await removeEntries(entries);
+    await store.releaseReservation(job.id);
     const locale = localeFor(job.languageCode);
     const params = job.reasonParams ? (JSON.parse(job.reasonParams) as Record<string, string | number>) : {};
     const text = t(locale, "status-failed", { id: String(job.id), reason: reasonText(locale, job.reason ?? "attempts_exhausted", params) });
     this.services.background(() => this.services.status.final(job, text), "final status message");
+    return true;
   }
 
   /** Remove the job's source and intermediates (`downloads/`, `work/`). */

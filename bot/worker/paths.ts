@@ -44,6 +44,20 @@ export function jobIdOf(name: string): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** The entries of `dir` that belong to `jobId`, as full paths (none when `dir` cannot be read). */
+export async function jobEntries(dir: string, jobId: number): Promise<string[]> {
+  try {
+    return (await readdir(dir)).filter((n) => jobIdOf(n) === jobId).map((n) => join(dir, n));
+  } catch {
+    return [];
+  }
+}
+
+/** Remove `entries` (files and folders; absent ones are fine). */
+export async function removeEntries(entries: readonly string[]): Promise<void> {
+  for (const p of entries) await rm(p, { recursive: true, force: true });
+}
+
 /** Remove every entry of `dir` that belongs to `jobId` (files and folders). Returns how many. */
 export async function removeJobFiles(dir: string, jobId: number): Promise<number> {
   let n = 0;
