@@ -8,11 +8,11 @@
  */
 import { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { drizzle } from "drizzle-orm/bun-sqlite";
 import * as schema from "../db/schema.ts";
 import type { FileJob, JobAttempt } from "../db/schema.ts";
 import { SqliteJobStore } from "../jobs/sqlite-store.ts";
+import { dataPaths } from "../worker/paths.ts";
 import { parseOptions, usageError, type Command } from "./command.ts";
 import { resolveDataDir } from "./data-dir.ts";
 
@@ -41,7 +41,7 @@ export const jobCommand: Command = {
     const id = Number(/^#?(\d{1,12})$/.exec(n ?? "")?.[1] ?? NaN);
     if (rest.length > 0 || !Number.isSafeInteger(id)) return usageError(this, n === undefined ? undefined : `not a job number: ${JSON.stringify(n)}`);
     const dataDir = resolveDataDir(parsed.values["data-dir"]);
-    const file = join(dataDir, "db", "docket.sqlite");
+    const file = dataPaths(dataDir).dbFile;
     if (!existsSync(file)) {
       console.error(`docket job: no database at ${file}: is DATA_DIR right (--data-dir, or DATA_DIR in docket.env)?`);
       return 1;

@@ -283,7 +283,7 @@ export const jobAttempts = sqliteTable(
     at: text("at").notNull(),
     /** `intake`, `download`, `processing`, `delivery`. */
     step: text("step").notNull(),
-    /** The try's number (the job's `attempts` when it ended; 0 for intake and re-arms). */
+    /** The job's `attempts` when the row was written: the try's number; for a re-arm the tries its old life used; 0 for a refusal at intake. */
     attempt: integer("attempt").notNull(),
     /** `retry`, `failed`, `interrupted`, `rearmed`. */
     outcome: text("outcome").notNull(),

@@ -20,6 +20,9 @@ export function jobNumber(arg: string | undefined): number | null {
   return m ? Number(m[1]) : null;
 }
 
+/** Retryable reasons (bot/jobs/retry.ts callers) with a short `attempt-retry-<reason>` phrase for a retried try. */
+const RETRY_PHRASES: ReadonlySet<string> = new Set(["download_failed", "file_unavailable", "processing_crashed", "processing_timeout", "delivery_failed"]);
+
 /** Most history lines `/status N` shows (the latest). */
 const HISTORY_LINES = 5;
 
@@ -30,7 +33,13 @@ const HISTORY_LINES = 5;
 export function attemptLine(ctx: DocketContext, a: JobAttempt): string {
   const locale = localeFor(ctx.from?.language_code);
   const params = a.params ? (JSON.parse(a.params) as Record<string, string | number>) : {};
-  const reason = a.reason === INTERRUPTED || a.reason === "expired" ? ctx.t(`attempt-reason-${a.reason}`) : reasonText(locale, a.reason, params);
+  // A retried try gets a short phrase (its reason's chat text asks for a re-send the user does not need); an ended one the full text.
+  const reason =
+    a.reason === INTERRUPTED || a.reason === "expired"
+      ? ctx.t(`attempt-reason-${a.reason}`)
+      : a.outcome === "retry" && RETRY_PHRASES.has(a.reason)
+        ? ctx.t(`attempt-retry-${a.reason}`)
+        : reasonText(locale, a.reason, params);
   return ctx.t("cmd-status-try", { time: utcMinute(a.at), step: ctx.t(`attempt-step-${a.step}`), outcome: ctx.t(`attempt-outcome-${a.outcome}`), reason });
 }
 

@@ -9,7 +9,7 @@ import { Database } from "bun:sqlite";
 import { and, asc, desc, eq, gt, gte, inArray, lte, ne, sql } from "drizzle-orm";
 import type { DocketDb } from "../db/open.ts";
 import { chatPrompts, chatSettings, fileJobs, jobParts, jobResults, type ChatPrompt, type ChatReply, type FileJob, type JobAttempt, type JobPart, type JobResult, type JobState } from "../db/schema.ts";
-import { attemptStep, INTERRUPTED } from "./attempts.ts";
+import { attemptStep, INTERRUPTED, type AttemptNote } from "./attempts.ts";
 import { AttemptStatements } from "./sqlite-attempts.ts";
 import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
@@ -21,6 +21,12 @@ import { ReplyStatements } from "./sqlite-replies.ts";
 import { decideExisting, decideNew, replyKindOf, type QuotaUse } from "./intake-rules.ts";
 import type { AlbumPartOutcome, AlertState, BudgetParams, FailureNote, FetchedPart, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
 import { SqliteAlerts } from "./sqlite-alerts.ts";
+
+/** The history row of a re-arm (bot/jobs/attempts.ts): the reason the old life ended, with its params, then the new start. */
+function rearmNote(old: FileJob, from: "failed" | "expired", updateId: number): AttemptNote {
+  const params = from === "failed" && old.reasonParams ? (JSON.parse(old.reasonParams) as Record<string, string | number>) : undefined;
+  return { step: "intake", outcome: "rearmed", reason: from === "expired" ? "expired" : (old.reason ?? "attempts_exhausted"), ...(params ? { params } : {}), detail: `a re-sent file (update ${updateId}) started the job again from ${from}` };
+}
 
 /** The idempotency key of a job, (chat_id, file_unique_id, variant), as bound values (seed 000: UNIQUE key). */
 const jobKey = (job: Pick<NewJob, "chatId" | "fileUniqueId" | "variant">) => ({ chatId: job.chatId, fileUniqueId: job.fileUniqueId, variant: job.variant ?? "default" });
@@ -60,6 +66,8 @@ export class SqliteJobStore implements JobStore {
   private readonly history: AttemptStatements;
   /** retryLater's UPDATE and its history row, one transaction. */
   private readonly retryTx: (id: number, state: JobState, owner: string, notBefore: number, failure: FailureNote, now: number) => boolean;
+  /** rearm's UPDATE and its history row, one transaction. */
+  private readonly rearmTx: (id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number) => boolean;
   /** fail's UPDATE and its history row, one transaction. */
   private readonly failTx: (id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number) => boolean;
 
@@ -86,6 +94,13 @@ export class SqliteJobStore implements JobStore {
       const moved = (owner === null ? this.stmts.failAny.run(values) : this.stmts.failHeld.run({ ...values, owner })).changes > 0;
       if (moved) this.history.record(id, { step: attemptStep(from, reason), outcome: "failed", reason, params, detail }, now);
       return moved;
+    });
+    this.rearmTx = sqlite.transaction((id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number) => {
+      const old = this.stmts.byId.get({ id });
+      if (old?.status !== from) return false;
+      this.history.record(id, rearmNote(old, from, fresh.updateId), now);
+      if (!this.rearmNow(id, from, fresh, now)) throw new Error(`rearm: job ${id} left ${from} inside the transaction`);
+      return true;
     });
     this.intakeTx = sqlite.transaction((job: NewJob, now: number, options: IntakeOptions) => this.intakeBody(job, now, options));
     this.albumTx = sqlite.transaction((album: NewJob, part: NewPart, now: number, quietMs: number, options: IntakeOptions, seed: NewPart | undefined) =>
@@ -144,7 +159,7 @@ export class SqliteJobStore implements JobStore {
       case "rearm":
         if (decision.expireFirst) this.expireNow(existing!.id, "ready", now);
         // The history keeps the end of the old life: why it had ended, then the new start.
-        this.history.record(existing!.id, { step: "intake", outcome: "rearmed", reason: decision.from === "expired" ? "expired" : (existing!.reason ?? "attempts_exhausted"), detail: `a re-sent file (update ${job.updateId}) started the job again from ${decision.from}` }, now);
+        this.history.record(existing!.id, rearmNote(existing!, decision.from, job.updateId), now);
         this.rearmNow(existing!.id, decision.from, job, now);
         row = this.stmts.byId.get({ id: existing!.id });
         break;
@@ -315,7 +330,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async rearm(id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number): Promise<boolean> {
-    return this.rearmNow(id, from, fresh, now);
+    return this.rearmTx(id, from, fresh, now);
   }
 
   /** `failed|expired → accepted` with the fresh message's fields, every per-try column cleared, old results dropped (synchronous). */

@@ -227,7 +227,11 @@ export interface JobStore {
   giveUpReply(id: number, detail: string, now: number): Promise<void>;
   /** Delete replies sent or given up that were created before `before` (janitor); how many. */
   pruneReplies(before: number): Promise<number>;
-  /** A re-sent file re-arms a `failed`/`expired` job: back to `accepted` with the fresh file_id, attempts 0. */
+  /**
+   * A re-sent file re-arms a `failed`/`expired` job: back to `accepted` with the fresh file_id, attempts 0;
+   * the job's history keeps its rows and gets one `rearmed` row (the old reason and params, the old
+   * `attempts`) in the same transaction. False when the job is not in `from`.
+   */
   rearm(id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number): Promise<boolean>;
   /** Remember the chat message that shows this job's status. */
   setStatusMessage(id: number, messageId: number): Promise<void>;

@@ -43,12 +43,24 @@ export function historySuite(name: string, make: StoreFactory): void {
 
     test("a re-arm keeps the history and adds its own row; a too-big refusal at intake is a row too", async () => {
       const id = (await take(1)).job!.id;
-      await store.fail(id, "accepted", null, "cancelled", {}, "cancelled by the user", T0 + 1);
+      await store.claimDownload("h/a", T0, 60_000, big);
+      await store.fail(id, "accepted", "h/a", "too_much_memory", { limit_mb: 512 }, "child RSS over the cap", T0 + 1);
       const again = await take(1, { updateId: 900, messageId: 90 });
       expect(again.decision.kind).toBe("rearm");
-      expect(pick(await store.attempts(id))).toEqual([
+      const rows = await store.attempts(id);
+      expect(pick(rows)).toEqual([
+        ["download", 1, "failed", "too_much_memory", "child RSS over the cap"],
+        ["intake", 1, "rearmed", "too_much_memory", "a re-sent file (update 900) started the job again from failed"],
+      ]);
+      expect(rows.map((r) => JSON.parse(r.params!))).toEqual([{ limit_mb: 512 }, { limit_mb: 512 }]); // the re-arm row keeps the text's values
+      expect((await store.get(id))?.attempts).toBe(0); // the new life starts its own count
+      // rearm() (outside intake) records its row the same way; a job not in `from` changes nothing.
+      await store.fail(id, "accepted", null, "cancelled", {}, "cancelled by the user", T0 + 2);
+      expect(await store.rearm(id, "expired", { fileId: "f-x", updateId: 901, messageId: 91, languageCode: "en" }, T0 + 3)).toBe(false);
+      expect(await store.rearm(id, "failed", { fileId: "f-x", updateId: 902, messageId: 92, languageCode: "en" }, T0 + 4)).toBe(true);
+      expect(pick(await store.attempts(id)).slice(2)).toEqual([
         ["download", 0, "failed", "cancelled", "cancelled by the user"],
-        ["intake", 0, "rearmed", "cancelled", "a re-sent file (update 900) started the job again from failed"],
+        ["intake", 0, "rearmed", "cancelled", "a re-sent file (update 902) started the job again from failed"],
       ]);
       const tb = (await take(2, { declaredSize: 30 * MB }, { params: { size: 30, limit: 20 }, detail: "declared 31457280 B over the cloud download limit" })).job!.id;
       expect(pick(await store.attempts(tb))).toEqual([["intake", 0, "failed", "too_big", "declared 31457280 B over the cloud download limit"]]);
