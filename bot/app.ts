@@ -15,6 +15,7 @@ import { CLOUD_GETFILE_LIMIT } from "./fetch/errors.ts";
 import { localFetcher } from "./fetch/local.ts";
 import type { Fetcher } from "./fetch/types.ts";
 import { i18n, localeFor, type DocketContext } from "./i18n/index.ts";
+import { ChatAdmins } from "./intake/chat-admins.ts";
 import { accessControl } from "./intake/access.ts";
 import { commands } from "./intake/commands.ts";
 import { fileIntake } from "./intake/files.ts";
@@ -224,9 +225,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
   bot.use(i18n);
   bot.use(accessControl(services));
   bot.use(fileIntake(services));
-  bot.use(settings(services));
+  const admins = new ChatAdmins(bot.api, log, now);
+  bot.use(settings(services, admins));
   bot.use(actions(services));
-  bot.use(commands(services, (job) => janitor.erase(job)));
+  bot.use(commands(services, (job) => janitor.erase(job), admins));
   bot.catch((err) => log.error({ err: err.error, update_id: err.ctx.update.update_id }, "handler error"));
 
   return {

@@ -11,6 +11,8 @@ import { INTERRUPTED } from "../jobs/attempts.ts";
 import { reasonText } from "../status/texts.ts";
 import type { Services } from "../services.ts";
 import { answerQuery } from "./answer-query.ts";
+import type { ChatAdmins } from "./chat-admins.ts";
+import { mayActOnJob, senderOf } from "./sender.ts";
 import { displayName, utcMinute } from "./format.ts";
 import { isActive, isResultAlive, visibleState } from "../jobs/states.ts";
 
@@ -44,7 +46,7 @@ export function attemptLine(ctx: DocketContext, a: JobAttempt): string {
 }
 
 /** The Composer with the chat commands. */
-export function commands(services: Services, erase: (job: FileJob) => Promise<boolean>): Composer<DocketContext> {
+export function commands(services: Services, erase: (job: FileJob) => Promise<boolean>, admins: ChatAdmins): Composer<DocketContext> {
   const { store } = services;
   const c = new Composer<DocketContext>();
   /** Answer in the chat through the outbox, not waiting for delivery. */
@@ -61,11 +63,8 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
     say(ctx, [ctx.t("cmd-jobs-title"), ...jobs.map((j) => statusLine(ctx, j))].join("\n"));
   });
 
-  /**
-   * Resolve `/cmd N` to a job of this chat, answering usage or not-found itself. `owned`: in a group
-   * only the member who sent the file (or an ADMIN_USER_IDS admin) may act on it (/cancel, /delete).
-   */
-  const target = async (ctx: DocketContext & { match: string }, cmd: string, owned = false): Promise<FileJob | null> => {
+  /** Resolve `/cmd N` to a job of this chat, answering usage or not-found itself. */
+  const target = async (ctx: DocketContext & { match: string }, cmd: string): Promise<FileJob | null> => {
     const id = jobNumber(ctx.match);
     if (id === null) {
       say(ctx, ctx.t("cmd-usage", { cmd }));
@@ -76,12 +75,20 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
       say(ctx, ctx.t("cmd-not-found", { id: String(id) }));
       return null;
     }
-    const userId = ctx.from?.id ?? 0;
-    if (owned && job.userId !== userId && !services.config.adminUserIds.includes(userId)) {
-      say(ctx, ctx.t("cmd-not-yours", { id: String(id) }));
-      return null;
-    }
     return job;
+  };
+
+  /**
+   * `/cmd N` on a job the sender may act on (/cancel, /delete; bot/intake/sender.ts `mayActOnJob`): its
+   * owner, a bot admin, a group's admin (getChatMember, cached — asked in the background, never awaited
+   * by the handler); anyone else is told whose job it is.
+   */
+  const owned = async (ctx: DocketContext & { match: string }, cmd: string, act: (job: FileJob) => Promise<void>): Promise<void> => {
+    const job = await target(ctx, cmd);
+    const sender = ctx.msg ? senderOf(ctx.msg) : null;
+    if (!job || !sender) return;
+    const verdict = mayActOnJob(job.userId, sender, ctx.chat!.type, services.config.adminUserIds);
+    await admins.whenKnown(services, job.chatId, sender.userId, verdict, (ok) => (ok ? act(job) : say(ctx, ctx.t("cmd-not-yours", { id: String(job.id) }))), `/${cmd}`);
   };
 
   c.command("status", async (ctx) => {
@@ -100,21 +107,21 @@ export function commands(services: Services, erase: (job: FileJob) => Promise<bo
     services.background(() => services.delivery.redeliver(job, localeFor(ctx.from?.language_code)), "resend");
   });
 
-  c.command("cancel", async (ctx) => {
-    const job = await target(ctx, "cancel", true);
-    if (!job) return;
-    const r = await services.cancel(job.id);
-    if (r === "cancelled") say(ctx, ctx.t("cmd-cancelled", { id: String(job.id) }));
-    else say(ctx, ctx.t("cmd-cancel-final", { id: String(job.id), status: ctx.t(`state-${(await store.get(job.id))?.status ?? job.status}`) }));
-  });
+  c.command("cancel", (ctx) =>
+    owned(ctx, "cancel", async (job) => {
+      const r = await services.cancel(job.id);
+      if (r === "cancelled") say(ctx, ctx.t("cmd-cancelled", { id: String(job.id) }));
+      else say(ctx, ctx.t("cmd-cancel-final", { id: String(job.id), status: ctx.t(`state-${(await store.get(job.id))?.status ?? job.status}`) }));
+    }),
+  );
 
-  c.command("delete", async (ctx) => {
-    const job = await target(ctx, "delete", true);
-    if (!job) return;
-    if (isActive(job.status)) await services.cancel(job.id);
-    await erase((await store.get(job.id)) ?? job);
-    say(ctx, ctx.t("cmd-deleted", { id: String(job.id) }));
-  });
+  c.command("delete", (ctx) =>
+    owned(ctx, "delete", async (job) => {
+      if (isActive(job.status)) await services.cancel(job.id);
+      await erase((await store.get(job.id)) ?? job);
+      say(ctx, ctx.t("cmd-deleted", { id: String(job.id) }));
+    }),
+  );
 
   // Anything else: a hint in private chats only — in groups the bot stays silent (other people's
   // talk is not for it, and a reply to each would spend the group's 20 messages a minute).

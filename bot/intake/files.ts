@@ -19,6 +19,7 @@ import { isResultAlive } from "../jobs/states.ts";
 import { actionSource } from "../actions/source.ts";
 import { mergePress, PROMPT_MAX_AGE_MS } from "../actions/prompts.ts";
 import type { Facts } from "../../processors/types.ts";
+import { senderOf } from "./sender.ts";
 
 /** The largest PhotoSize by pixel area (Telegram lists sizes ascending, but that is not documented). */
 export function largestPhoto(sizes: readonly PhotoSize[]): PhotoSize | undefined {
@@ -31,11 +32,13 @@ export function largestPhoto(sizes: readonly PhotoSize[]): PhotoSize | undefined
 export function newJobFrom(ctx: DocketContext): NewJob | null {
   // An edited message whose file was replaced carries the new file: it is a file like any other.
   const msg = ctx.message ?? ctx.editedMessage;
-  if (!msg || !ctx.from || !ctx.update) return null;
+  const sender = msg ? senderOf(msg) : null;
+  if (!msg || !ctx.from || !sender || !ctx.update) return null;
   const base = {
     updateId: ctx.update.update_id,
     chatId: msg.chat.id,
-    userId: ctx.from.id,
+    // The job's owner: `sender_chat` for an anonymous admin or a channel (bot/intake/sender.ts).
+    userId: sender.id,
     messageId: msg.message_id,
     languageCode: ctx.from.language_code ?? null,
   };

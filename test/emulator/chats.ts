@@ -1,10 +1,13 @@
 /**
  * Chats and their messages as the emulator stores them, and the Bot API Message objects built from them
- * (field order like TBA `JsonMessage::store`: message_id, from, chat, date, edit_date, reply_to_message,
- * media_group_id, content, reply_markup).
+ * (field order like TBA `JsonMessage::store`: message_id, from, sender_chat, chat, date, edit_date,
+ * reply_to_message, media_group_id, content, reply_markup), and the members of a group with their status.
  */
 import type { ChatMessage, DocumentInfo, MessagesFilter, PhotoSizeInfo } from "./types.ts";
 import type { Entity } from "./entities.ts";
+
+/** A member's status as getChatMember reports it (Bot API ChatMember). */
+export type MemberStatus = "creator" | "administrator" | "member";
 
 /** One stored message. */
 export interface StoredMessage {
@@ -12,6 +15,8 @@ export interface StoredMessage {
   from: "bot" | "user";
   /** Sender's Bot API User object. */
   sender: Record<string, unknown>;
+  /** Bot API `sender_chat`: the group itself (an anonymous admin) or a channel (a channel post, a member posting as their channel). */
+  sender_chat?: Record<string, unknown>;
   /** Unix seconds. */
   date: number;
   edit_date?: number;
@@ -37,6 +42,8 @@ export class Chat {
   readonly log: string[] = [];
   readonly drafts: Array<{ draft_id: number; text: string }> = [];
   readonly actions: string[] = [];
+  /** Groups: members by user id with their Bot API ChatMember status (getChatMember; others are `left`). */
+  readonly members = new Map<number, { user: Record<string, unknown>; status: MemberStatus }>();
   private readonly listeners = new Set<() => void>();
 
   /**
@@ -107,7 +114,10 @@ export class Chat {
 
   /** Bot API Message object for a stored message (reply_to_message one level deep, like Telegram). */
   apiMessage(m: StoredMessage, depth = 0): Record<string, unknown> {
-    const o: Record<string, unknown> = { message_id: m.message_id, from: m.sender, chat: this.apiChat(), date: m.date };
+    const o: Record<string, unknown> = { message_id: m.message_id, from: m.sender };
+    if (m.sender_chat) o.sender_chat = m.sender_chat;
+    o.chat = this.apiChat();
+    o.date = m.date;
     if (m.edit_date !== undefined) o.edit_date = m.edit_date;
     if (m.reply_to !== undefined && depth === 0) {
       const r = this.get(m.reply_to);

@@ -71,6 +71,7 @@ export class Core {
   lastSetWebhookAt = 0;
   nextUserId = 700_000_001;
   nextGroupId = -4_000_000_001;
+  nextChannelId = -1_002_000_000_001;
   /** Next media_group_id of a bot album (Bot API: a string; TDLib's media_album_id is a 64-bit number). */
   nextMediaGroupId = 13_800_000_000_000_001n;
 

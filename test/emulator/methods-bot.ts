@@ -1,6 +1,6 @@
 /**
  * Bot-level methods: getMe, getUpdates, setWebhook, deleteWebhook, getWebhookInfo, logOut, close,
- * set/get/deleteMyCommands, getChat (botapi-facts.md §2, §4; TBA `process_*_query`).
+ * set/get/deleteMyCommands, getChat, getChatMember (botapi-facts.md §2, §4; TBA `process_*_query`).
  */
 import { ApiError, badRequest, E, tooManyRequests } from "./api-error.ts";
 import { OkWithDescription, type Ctx, type Handler } from "./core.ts";
@@ -153,6 +153,45 @@ function getChat(c: Ctx): unknown {
   return { ...chat.apiChat(), accent_color_id: 0, max_reaction_count: 11, accepted_gift_types: {} };
 }
 
+/** The rights of an administrator (Bot API ChatMemberAdministrator) as the emulator reports them. */
+const ADMIN_RIGHTS = {
+  can_be_edited: false,
+  is_anonymous: false,
+  can_manage_chat: true,
+  can_delete_messages: true,
+  can_manage_video_chats: true,
+  can_restrict_members: true,
+  can_promote_members: false,
+  can_change_info: true,
+  can_invite_users: true,
+  can_post_stories: false,
+  can_edit_stories: false,
+  can_delete_stories: false,
+  can_pin_messages: true,
+};
+
+/**
+ * getChatMember (TBA `process_get_chat_member_query`): `{user, status, …}` — `creator`, `administrator`
+ * with its rights, `member`, or `left` for a user the emulator knows who is not in the group (the user of
+ * a private chat is its `member`). Errors: "chat not found", "invalid user_id specified" (absent or ≤ 0),
+ * "user not found" (an id nobody has).
+ */
+function getChatMember(c: Ctx): unknown {
+  const chat = c.core.chatFor(c, false);
+  const userId = c.args.int("user_id", 0);
+  if (userId <= 0) throw badRequest("invalid user_id specified");
+  const member = chat.members.get(userId);
+  if (member) {
+    if (member.status === "administrator") return { user: member.user, status: "administrator", ...ADMIN_RIGHTS };
+    if (member.status === "creator") return { user: member.user, status: "creator", is_anonymous: false };
+    return { user: member.user, status: "member" };
+  }
+  const known = c.core.chats.get(userId);
+  if (!known || known.type !== "private") throw badRequest("user not found");
+  const user = { id: userId, is_bot: false, ...known.info };
+  return { user, status: chat.id === userId ? "member" : "left" };
+}
+
 /** Handlers by canonical method name. */
 export const botMethods: Record<string, Handler> = {
   getMe,
@@ -166,13 +205,14 @@ export const botMethods: Record<string, Handler> = {
   getMyCommands,
   deleteMyCommands,
   getChat,
+  getChatMember,
 };
 
 /** Methods Telegram has but the emulator does not implement: answered 501 so a test notices (never silently ok). */
 export const KNOWN_UNIMPLEMENTED = [
   "forwardMessage", "copyMessage", "sendAudio", "sendVideo", "sendAnimation", "sendVoice", "sendVideoNote",
   "sendLocation", "sendContact", "sendPoll", "sendDice", "setMessageReaction", "getUserProfilePhotos",
-  "getChatMember", "getChatAdministrators", "leaveChat", "deleteMessages", "editMessageMedia", "setChatMenuButton",
+  "getChatAdministrators", "leaveChat", "deleteMessages", "editMessageMedia", "setChatMenuButton",
   "setMyDescription", "setMyShortDescription", "setMyName", "sendRichMessageDraft", "copyMessages", "forwardMessages",
 ];
 

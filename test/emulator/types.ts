@@ -281,8 +281,15 @@ export interface ChatUser {
 export interface Group {
   readonly id: number;
   readonly title: string;
-  /** A member whose messages go to this group chat. */
-  member(user: ChatUser): ChatUser;
+  /**
+   * A member whose messages go to this group chat, with their status for getChatMember (default
+   * `member`; users who were never made members are `left`).
+   */
+  member(user: ChatUser, status?: "creator" | "administrator" | "member"): ChatUser;
+  /** An anonymous admin: messages `from` GroupAnonymousBot (1087968824) with `sender_chat` = this group. */
+  anonymousAdmin(): ChatUser;
+  /** A channel posting here (a linked channel's post, a member posting as their channel): `from` Channel_Bot (136817688), `sender_chat` = the channel. */
+  channel(init?: { id?: number; title?: string }): ChatUser;
   /** Bot messages in the group (see {@link ChatUser.messages}). */
   messages(filter?: MessagesFilter): ChatMessage[];
   transcript(): string[];

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { basename } from "node:path";
-import { Chat, summarize, type StoredMessage } from "./chats.ts";
+import { Chat, summarize, type MemberStatus, type StoredMessage } from "./chats.ts";
 import type { Core } from "./core.ts";
 import { registerPhoto } from "./methods-files.ts";
 import { mimeFromName } from "./mime.ts";
@@ -53,11 +53,13 @@ export class ChatUserImpl implements ChatUser {
    * @param core emulator state.
    * @param user Bot API User object of the person.
    * @param chat the chat their messages go to (private chat or a group).
+   * @param senderChat Bot API `sender_chat` of their messages (an anonymous admin: the group; a channel)
    */
   constructor(
     private readonly core: Core,
     user: Record<string, unknown>,
     private readonly chat: Chat,
+    private readonly senderChat?: Record<string, unknown>,
   ) {
     this.user = user;
   }
@@ -72,8 +74,8 @@ export class ChatUserImpl implements ChatUser {
     return this.user.language_code as string | undefined;
   }
 
-  private post(fields: Partial<Omit<StoredMessage, "message_id" | "edits" | "deleted" | "from" | "sender" | "date">>, line: string): SentUpdate {
-    const m = this.chat.add({ from: "user", sender: this.user, date: this.core.date(), ...fields });
+  private post(fields: Partial<Omit<StoredMessage, "message_id" | "edits" | "deleted" | "from" | "sender" | "sender_chat" | "date">>, line: string): SentUpdate {
+    const m = this.chat.add({ from: "user", sender: this.user, ...(this.senderChat ? { sender_chat: this.senderChat } : {}), date: this.core.date(), ...fields });
     this.chat.note(`user ${this.user.first_name as string}: ${line || summarize(m)}`);
     const update_id = this.core.updates.push({ message: this.chat.apiMessage(m) });
     return { update_id, message_id: m.message_id };
@@ -193,6 +195,11 @@ export function createUser(
   return new ChatUserImpl(core, user, chat);
 }
 
+/** Telegram's stand-in sender of an anonymous group admin's messages (their `sender_chat` is the group). */
+export const GROUP_ANONYMOUS_BOT = { id: 1087968824, is_bot: true, first_name: "Group", username: "GroupAnonymousBot" } as const;
+/** Telegram's stand-in sender of a channel's messages in a group (their `sender_chat` is the channel). */
+export const CHANNEL_BOT = { id: 136817688, is_bot: true, first_name: "Channel", username: "Channel_Bot" } as const;
+
 /** Creates a group chat (Emulator.group). */
 export function createGroup(core: Core, init: { id?: number; title?: string } = {}): Group {
   const id = init.id ?? core.nextGroupId--;
@@ -202,7 +209,15 @@ export function createGroup(core: Core, init: { id?: number; title?: string } = 
   return {
     id,
     title,
-    member: (u: ChatUser) => new ChatUserImpl(core, u.user, chat),
+    member: (u: ChatUser, status: MemberStatus = "member") => {
+      chat.members.set(u.id, { user: u.user, status });
+      return new ChatUserImpl(core, u.user, chat);
+    },
+    anonymousAdmin: () => new ChatUserImpl(core, { ...GROUP_ANONYMOUS_BOT }, chat, chat.apiChat()),
+    channel: (init: { id?: number; title?: string } = {}) => {
+      const channelId = init.id ?? core.nextChannelId--;
+      return new ChatUserImpl(core, { ...CHANNEL_BOT }, chat, { id: channelId, title: init.title ?? `Channel ${-channelId}`, type: "channel" });
+    },
     messages: (filter?: MessagesFilter) => chat.view(filter),
     transcript: () => [...chat.log],
   };

@@ -70,7 +70,7 @@ cmd-jobs-empty = No jobs yet.
 cmd-jobs-title = Your latest jobs:
 cmd-unknown = I don’t know that command. /help lists what I can do.
 cmd-not-found = Job #{ $id } was not found in this chat.
-cmd-not-yours = Job #{ $id } belongs to another member of this chat; only they or the bot's admin can do that.
+cmd-not-yours = Job #{ $id } belongs to another member of this chat; only they, an admin of this group or the bot’s admin can do that.
 cmd-usage = Give a job number, e.g. /{ $cmd } 12
 cmd-resend-not-ready = Job #{ $id } is “{ $status }”, there is nothing to send.
 cmd-deleted = Job #{ $id }: source and result deleted.
@@ -135,6 +135,7 @@ summary-searchable-not-needed = no searchable PDF: every page already has a text
 summary-searchable-failed = no searchable PDF: it could not be made from this file (the text is in the .txt)
 
 settings-title = What should I do with PDFs in this chat? A change applies to new files; the same file sent again after a change is processed anew.
+settings-admins-only = In a group, only its admins can change /settings.
 settings-pdf-default = Text (scanned pages recognized) and a page-1 preview
 settings-pdf-pages = Every page as an image (ZIP)
 settings-pdf-searchable = Searchable PDF: the scan with a text layer you can search and copy
