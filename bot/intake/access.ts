@@ -29,9 +29,9 @@ export function isAllowed(config: Pick<Config, "allowedUserIds" | "adminUserIds"
 export function accessControl(services: Pick<Services, "config" | "store" | "replies" | "log" | "now" | "background">): Composer<DocketContext> {
   const c = new Composer<DocketContext>();
   c.use(async (ctx, next) => {
-    const msg = ctx.message;
-    const sender = msg ? senderOf(msg) : null;
+    const sender = ctx.msg ? senderOf(ctx.msg) : null;
     if (isAllowed(services.config, sender?.id ?? ctx.from?.id)) return next();
+    const msg = ctx.message;
     // A button press is answered in the background (never awaited: it must not hold the batch).
     if (ctx.callbackQuery) return answerQuery(services, ctx);
     if (!msg || !sender) return;

@@ -4,6 +4,7 @@
  * - a job belongs to `sender_chat` when there is one: anonymous admins (from GroupAnonymousBot
  *   1087968824) own their group's jobs, a channel (from Channel_Bot 136817688) its own — so anonymous
  *   admins of two groups no longer share one user's limits, and a member cannot cancel their jobs;
+ *   ALLOWED_USER_IDS may name a group to admit its anonymous admins;
  * - a group's creator and administrators (getChatMember, cached) may /delete anyone's job and change
  *   /settings; members are told that only admins can; a member's press on an admin's keyboard changes
  *   nothing;
@@ -72,6 +73,22 @@ test("anonymous admins and channels own their jobs by sender_chat: per-group lim
     expect((await s.waitJob(jb.id, ["ready"], 60_000)).status).toBe("ready");
     expect(s.em.calls.filter((x) => x.method === "getChatMember").map((x) => [x.params.chat_id, x.params.user_id])).toEqual([[gA.id, member.id]]);
     expect(s.em.calls.filter((x) => x.status === 429)).toEqual([]);
+  });
+}, BOUND);
+
+test("ALLOWED_USER_IDS naming a group admits its anonymous admins; another group's anonymous admins are refused once a day as one sender", async () => {
+  const LISTED = -4_100_000_001;
+  await withStack({ runner: copyRunner(), emulator: { rateLimits: {} }, env: { ALLOWED_USER_IDS: String(LISTED) } }, async (s) => {
+    const listed = s.em.group({ id: LISTED }).anonymousAdmin();
+    const other = s.em.group({ id: -4_100_000_002 }).anonymousAdmin();
+    const ok = await listed.sendDocument({ bytes: bytes(2000, 7), file_name: "in.bin" });
+    expect((await s.waitJob((await s.jobFor(LISTED, ok.message_id)).id)).status).toBe("ready");
+    await other.sendDocument({ bytes: bytes(2000, 8), file_name: "out-1.bin" });
+    await other.sendText("/jobs");
+    await said(other, "Извините, этот бот доступен только приглашённым пользователям.");
+    await expect.poll(() => s.em.pendingUpdates(), { timeout: 15_000 }).toBe(0);
+    expect(other.messages().map((m) => m.text)).toEqual(["Извините, этот бот доступен только приглашённым пользователям."]);
+    expect(await s.app.services.store.listByChat(-4_100_000_002, 10)).toEqual([]);
   });
 }, BOUND);
 
