@@ -1,12 +1,16 @@
 /**
- * Recognize the pages of an open PDF that have no usable text layer (issue 13 §3): each page is
- * rendered by pdf.js at the OCR resolution (never the user's file), written as PBM or grey PGM (raster.ts), and given to
- * Tesseract (tesseract.ts). Rendering is sequential (one pdf.js document), recognition runs up to
- * `concurrency` Tesseract processes at once, so the cores stay busy while the next page is drawn;
- * at most one rendered page waits for a free process (memory and disk stay bounded).
+ * Recognize the pages of an open PDF that have no usable text layer (issue 13 §3): each page's
+ * raster (never the user's file) is written as PBM or grey PGM and given to Tesseract
+ * (tesseract.ts). A plain scan — one upright image over the page at about the OCR resolution — gives
+ * its own decoded image (page-image.ts: ≈ 20 ms instead of ≈ 0.5 s to draw and convert a 300-dpi
+ * page); any other page is drawn by pdf.js at the OCR resolution (raster.ts). Rasters are made in
+ * order (one pdf.js document); recognition runs up to `concurrency` Tesseract processes at once,
+ * and the next page's raster is made only when a process is free (memory and disk stay bounded).
  *
  * Limits (all end with what was recognized so far, never with nothing):
  * - `maxPages`: only the first N pages that need it are recognized → stop `page_limit`;
+ *   a page that paints no image at all (blank, a one-line cover, vector drawings) is not a scan and
+ *   is skipped (`noImage`): it neither counts nor is recognized;
  * - `pageBudgetMs`: a page whose recognition takes longer is stopped and skipped (`overBudget`);
  * - `renderBudgetMs`: a page whose *drawing* takes longer stops pdf.js (the document is unusable)
  *   → stop `render_budget`;
@@ -17,7 +21,8 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { OpenPdf } from "../pdf/open.ts";
 import { renderPage } from "../pdf/render.ts";
-import { pageRaster } from "./raster.ts";
+import { directPageRaster } from "./page-image.ts";
+import { pageRaster as drawnRaster } from "./raster.ts";
 import { recognizePage, TesseractStopped } from "./tesseract.ts";
 import type { OcrFacts, OcrOptions, OcrStop } from "./types.ts";
 
@@ -56,6 +61,32 @@ export interface OcrRun extends OcrOptions {
   readonly stopSignal?: AbortSignal;
 }
 
+/** A page's raster for Tesseract: its Netpbm bytes (never a file), the dpi it has, whether it is the page's own image. */
+interface PageRaster {
+  readonly bytes: Uint8Array;
+  readonly dpi: number;
+  readonly direct: boolean;
+  readonly imageWarnings: readonly string[];
+}
+
+/**
+ * The raster of page `n`: the page's one image when it is a plain scan (page-image.ts), else the
+ * page drawn by pdf.js at `dpi` (raster.ts).
+ * @returns `no_image` for a page that paints no image (nothing to recognize); null when drawing
+ *   (or building the operator list) took longer than `budgetMs`: pdf.js was stopped and the
+ *   document is unusable
+ */
+async function pageRaster(pdf: OpenPdf, n: number, dpi: number, budgetMs: number): Promise<PageRaster | "no_image" | null> {
+  const own = await directPageRaster(pdf, n, dpi, budgetMs);
+  if (own.kind === "over_budget") return null;
+  if (own.kind === "no_image") return own.kind;
+  if (own.kind === "raster") return { bytes: own.raster.bytes, dpi: own.raster.dpi, direct: true, imageWarnings: [] };
+  const drawn = await renderPage(pdf, n, { dpi }, budgetMs);
+  if (!drawn) return null;
+  const bytes = drawnRaster(drawn.canvas.getContext("2d").getImageData(0, 0, drawn.width, drawn.height).data, drawn.width, drawn.height);
+  return { bytes, dpi, direct: false, imageWarnings: [...own.imageWarnings, ...drawn.imageWarnings] };
+}
+
 /** The resolution a page of `widthPt × heightPt` is drawn at: `dpi`, lowered to fit the raster caps. */
 export function rasterDpi(dpi: number, widthPt: number, heightPt: number, maxPixels: number): number {
   const w = (widthPt / 72) * dpi;
@@ -76,8 +107,10 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
   const imageWarnings = new Map<number, readonly string[]>();
   const overBudget: number[] = [];
   const failed: number[] = [];
-  const tried = run.pages.slice(0, run.maxPages);
-  let stop: OcrStop | undefined = run.pages.length > run.maxPages ? { reason: "page_limit", page: run.pages[run.maxPages]!, limit: run.maxPages } : undefined;
+  const direct: number[] = [];
+  const noImage: number[] = [];
+  const total = Math.min(run.pages.length, run.maxPages);
+  let stop: OcrStop | undefined;
   const deadline = new AbortController();
   let timedOut = false;
   const timeUp = (): void => {
@@ -89,7 +122,8 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
   run.stopSignal?.addEventListener("abort", timeUp, { once: true });
   let failedDetail: string | undefined;
   const inFlight = new Set<Promise<void>>();
-  const unfinished = new Set(tried); // pages not recognized (yet)
+  const unfinished = new Set<number>(); // pages started and not recognized (yet), and the first one not reached
+  let started = 0;
   let done = 0;
 
   const recognize = async (n: number, image: Uint8Array, dpi: number): Promise<void> => {
@@ -108,26 +142,43 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
       }
     } finally {
       done++;
-      run.onProgress?.(done, tried.length);
+      run.onProgress?.(done, total);
     }
   };
 
+  // The stage starts now: the pool's wall clock and memory cap grow by recognition's allowance
+  // (processors/pool/pool.ts `stage`) at this first "ocr" event, before any Tesseract runs.
+  if (total > 0) run.onProgress?.(0, total);
   try {
-    for (const n of tried) {
+    for (const n of run.pages) {
       while (inFlight.size >= run.concurrency) await Promise.race(inFlight);
-      if (timedOut) break;
+      if (timedOut) {
+        unfinished.add(n);
+        break;
+      }
       const page = await pdf.doc.getPage(n);
       const view = page.getViewport({ scale: 1 });
       page.cleanup();
       const dpi = rasterDpi(run.dpi, view.width, view.height, run.maxPixels);
-      const drawn = await renderPage(pdf, n, { dpi }, run.renderBudgetMs);
-      if (!drawn) {
+      const raster = await pageRaster(pdf, n, dpi, run.renderBudgetMs);
+      if (raster === "no_image") {
+        noImage.push(n); // not a scan: nothing to recognize, and it does not count towards maxPages
+        if (started < run.maxPages) run.onProgress?.(++done, total);
+        continue;
+      }
+      if (!raster) {
         stop = { reason: "render_budget", page: n, limit: Math.ceil(run.renderBudgetMs / 1000) };
         break;
       }
-      if (drawn.imageWarnings.length > 0) imageWarnings.set(n, drawn.imageWarnings);
-      const image = pageRaster(drawn.canvas.getContext("2d").getImageData(0, 0, drawn.width, drawn.height).data, drawn.width, drawn.height);
-      const task: Promise<void> = recognize(n, image, dpi).finally(() => inFlight.delete(task));
+      if (started >= run.maxPages) {
+        stop = { reason: "page_limit", page: n, limit: run.maxPages };
+        break;
+      }
+      started++;
+      unfinished.add(n);
+      if (raster.imageWarnings.length > 0) imageWarnings.set(n, raster.imageWarnings);
+      if (raster.direct) direct.push(n);
+      const task: Promise<void> = recognize(n, raster.bytes, raster.dpi).finally(() => inFlight.delete(task));
       inFlight.add(task);
     }
     await Promise.all(inFlight);
@@ -144,11 +195,13 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
   }
   const facts: OcrFacts = {
     languages: run.languages,
-    needed: run.pages.length,
+    needed: run.pages.length - noImage.length,
     recognized: texts.size,
     pageBudgetS: Math.ceil(run.pageBudgetMs / 1000),
     overBudget: overBudget.sort((a, b) => a - b),
     failed: failed.sort((a, b) => a - b),
+    direct,
+    noImage,
     ...(failedDetail ? { failedDetail } : {}),
     ...(stop ? { stop } : {}),
   };

@@ -35,7 +35,7 @@ export interface OcrStop {
 export interface OcrFacts {
   /** The languages used. */
   readonly languages: string;
-  /** Pages without a usable text layer (the ones that needed recognition). */
+  /** Pages without a usable text layer that paint an image (the ones that needed recognition). */
   readonly needed: number;
   /** Pages recognized. */
   readonly recognized: number;
@@ -45,6 +45,13 @@ export interface OcrFacts {
   readonly overBudget: readonly number[];
   /** Pages Tesseract failed on (1-based). */
   readonly failed: readonly number[];
+  /**
+   * Pages (1-based) whose raster was the page's own scanned image, written as it was decoded
+   * (processors/ocr/page-image.ts), not a drawing of the page.
+   */
+  readonly direct: readonly number[];
+  /** Pages (1-based) without a usable text layer that paint no image: not scans, not recognized, not in `needed`. */
+  readonly noImage: readonly number[];
   /** Tesseract's error on the first failed page (operator detail, English). */
   readonly failedDetail?: string;
   /** Set when recognition stopped before the last page that needed it. */

@@ -28,14 +28,14 @@ export function pagesNeedingOcr(pageChars: readonly number[]): number[] {
  * Recognize the pages of `pdf` that need it.
  * @param searchable also make text-only PDF pages (for {@link searchablePdf})
  * @param stopSignal ends recognition early, like OCR_TIMEOUT
- * @returns null when no page needs recognition
+ * @returns null when no page needs recognition (each has a usable text layer, or paints no image)
  */
 export async function recognizeNeeded(pdf: OpenPdf, pageChars: readonly number[], ocr: OcrOptions, options: ProcessorOptions, searchable: boolean, stopSignal?: AbortSignal): Promise<OcrOutcome | null> {
   const pages = pagesNeedingOcr(pageChars);
   if (pages.length === 0) return null;
   // Entering the OCR stage: the pool grants its time and memory allowance on this event.
   options.onProgress?.(0, pages.length, "ocr");
-  return recognizePdfPages(pdf, {
+  const outcome = await recognizePdfPages(pdf, {
     ...ocr,
     pages,
     dir: join(options.workDir, "ocr"),
@@ -45,6 +45,8 @@ export async function recognizeNeeded(pdf: OpenPdf, pageChars: readonly number[]
     ...(stopSignal ? { stopSignal } : {}),
     onProgress: (done, total) => options.onProgress?.(done, total, "ocr"),
   });
+  // Every such page painted no image (a short cover, a blank page): none is a scan.
+  return outcome.facts.needed === 0 ? null : outcome;
 }
 
 /** Why a searchable PDF was not made (facts `searchableSkipped`, English). */

@@ -20,7 +20,9 @@ describe.skipIf(!ready)("OCR quality (character error rate ≤ 2 %)", () => {
   for (const kind of ["g4", "phone", "jpx"] as const) {
     test(`${kind}: an English and a Russian page`, async () => {
       const r = await processBytes(await makeScanPdf(kind, [ENGLISH_LINES, RUSSIAN_LINES]), `${kind}.pdf`, { ocr: testOcr() });
-      expect(r.facts.ocr).toMatchObject({ needed: 2, recognized: 2, overBudget: [], failed: [] });
+      // G4 and the phone scan give their own images (page-image.ts); pdf.js decodes this JPEG 2000
+      // at half its size (150 dpi), so its pages are drawn at 300 dpi.
+      expect(r.facts.ocr).toMatchObject({ needed: 2, recognized: 2, overBudget: [], failed: [], direct: kind === "jpx" ? [] : [1, 2] });
       const pages = splitPages(readFileSync(r.outputs.find((o) => o.fileName.endsWith(".txt"))!.path, "utf8"));
       const en = characterErrorRate(pages[0]!, ENGLISH_LINES.join("\n"));
       const ru = characterErrorRate(pages[1]!, RUSSIAN_LINES.join("\n"));

@@ -44,7 +44,7 @@ describe.skipIf(!ready)("OCR of scanned PDF pages", () => {
     writeFileSync(join(dir, "text.pdf"), makePdf({ pages: [["This page has a real text layer with more than thirty-two characters."]] }));
     expect(Bun.spawnSync(["qpdf", "--empty", "--pages", join(dir, "scan.pdf"), join(dir, "text.pdf"), "--", join(dir, "mixed.pdf")]).exitCode).toBe(0);
     const r = await processBytes(readFileSync(join(dir, "mixed.pdf")), "mixed.pdf", { ocr: testOcr() });
-    expect(r.facts.ocr).toEqual({ languages: "rus+eng", needed: 1, recognized: 1, pageBudgetS: 120, overBudget: [], failed: [] });
+    expect(r.facts.ocr).toEqual({ languages: "rus+eng", needed: 1, recognized: 1, pageBudgetS: 120, overBudget: [], failed: [], direct: [1], noImage: [] });
     const body = txt(r);
     expect(body.split("\n").filter((l) => l.startsWith("--- page"))).toEqual(["--- page 1 of 2 (recognized) ---", "--- page 2 of 2 ---"]);
     const [scan, text] = splitPages(body);

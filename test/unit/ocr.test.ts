@@ -43,7 +43,7 @@ describe("OcrState", () => {
 });
 
 describe("ocrSummary", () => {
-  const ocr = (extra: Partial<OcrFacts> = {}): OcrFacts => ({ languages: "rus+eng", needed: 12, recognized: 11, pageBudgetS: 60, overBudget: [], failed: [], ...extra });
+  const ocr = (extra: Partial<OcrFacts> = {}): OcrFacts => ({ languages: "rus+eng", needed: 12, recognized: 11, pageBudgetS: 60, overBudget: [], failed: [], direct: [], noImage: [], ...extra });
   const facts = (extra: Record<string, unknown>): Facts => ({ type: "application/pdf", label: "PDF document", pages: 12, recognizedChars: 5400, ...extra });
 
   test.each([
