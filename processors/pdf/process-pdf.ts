@@ -175,7 +175,10 @@ export async function processPdf(inputPath: string, options: ProcessorOptions): 
       let text = layer.text;
       let chars = layer.chars;
       if (options.ocr) {
-        const ocr = await recognizeNeeded(pdf, layer.pageChars, options.ocr, options, searchable);
+        // A preview over its budget stopped pdf.js (render.ts: the document is unusable after; a
+        // page not yet loaded would never answer): recognition reads the file again on a fresh thread.
+        const again = pdf.worker.stopped ? await openPdf(inputPath, { maxImagePixels: options.maxInputPixels }) : null;
+        const ocr = await recognizeNeeded(again ?? pdf, layer.pageChars, options.ocr, options, searchable).finally(() => again && closePdf(again));
         if (ocr) {
           facts.ocr = ocr.facts;
           for (const [n, w] of ocr.imageWarnings) undecoded.note(n, w);
