@@ -90,6 +90,25 @@ describe.skipIf(!scanTools() || !toolReady("tesseract"))("OCR end to end (issue 
     });
   }, 240_000);
 
+  test("OCR_PAGE_BUDGET and OCR_TIMEOUT through the bot: the file is still delivered, and the chat names the pages and the limit (ru, en)", async () => {
+    const pdf = await makeScanPdf("g4", [["First page of a slow scan"], ["Second page of a slow scan"]]);
+    // Each Tesseract run takes ≥ 1 s of CPU on an A4 page: a 200 ms budget stops both pages.
+    await withStack({ env: { OCR_PAGE_BUDGET: "200ms" } }, async (s) => {
+      const u = s.em.user({ language_code: "ru" });
+      const { job, sent } = await run(s, u, pdf, "slow.pdf");
+      expect(job.status).toBe("ready");
+      expect(JSON.parse(job.facts!).ocr).toMatchObject({ needed: 2, recognized: 0, overBudget: [1, 2], pageBudgetS: 1 });
+      await u.waitFor(() => statusOf(u, sent.message_id).includes("не распознаны (дольше 1 с): страницы 1, 2"));
+    });
+    await withStack({ env: { OCR_TIMEOUT: "1ms" } }, async (s) => {
+      const u = s.em.user({ language_code: "en" });
+      const { job, sent } = await run(s, u, pdf, "slow.pdf");
+      expect(job.status).toBe("ready");
+      expect(JSON.parse(job.facts!).ocr).toMatchObject({ needed: 2, recognized: 0, stop: { reason: "time_limit", page: 1, limit: 1 } });
+      await u.waitFor(() => statusOf(u, sent.message_id).includes("recognition stopped at page 1: the 1 s allowed for recognizing one file ran out"));
+    });
+  }, 240_000);
+
   test("/cancel while pages are being recognized: the job is cancelled and no Tesseract is left running", async () => {
     const pages = Array.from({ length: 6 }, (_, i) => ENGLISH_LINES.map((l) => `${i + 1}. ${l}`));
     const pdf = await makeScanPdf("g4", pages);
