@@ -152,8 +152,9 @@ export class ProcessStep {
           ...(ocr ? { stageAllowance: { stage: "ocr", timeoutMs: config.ocrTimeoutMs, memoryMb: ocr.concurrency * TESSERACT_ALLOWANCE_MB } } : {}),
           signal: controller.signal,
           // "processing page n/N": the outbox collapses these to what the chat's rate allows.
+          // The stage's first event (0 pages done) shows as "recognizing page 1/N".
           onProgress: (done, total, phase) =>
-            status.update(job, t(locale, phase === "ocr" ? "status-recognizing-pages" : "status-processing-pages", { id: String(job.id), done: String(done), total: String(total) })),
+            status.update(job, t(locale, phase === "ocr" ? "status-recognizing-pages" : "status-processing-pages", { id: String(job.id), done: String(phase === "ocr" ? Math.max(1, done) : done), total: String(total) })),
           onPeakRss: (bytes) => this.services.metrics.childPeakRss.observe(bytes),
         },
       ));

@@ -146,9 +146,6 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
     }
   };
 
-  // The stage starts now: the pool's wall clock and memory cap grow by recognition's allowance
-  // (processors/pool/pool.ts `stage`) at this first "ocr" event, before any Tesseract runs.
-  if (total > 0) run.onProgress?.(0, total);
   try {
     for (const n of run.pages) {
       while (inFlight.size >= run.concurrency) await Promise.race(inFlight);
@@ -162,8 +159,9 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
       const dpi = rasterDpi(run.dpi, view.width, view.height, run.maxPixels);
       const raster = await pageRaster(pdf, n, dpi, run.renderBudgetMs);
       if (raster === "no_image") {
-        noImage.push(n); // not a scan: nothing to recognize, and it does not count towards maxPages
-        if (started < run.maxPages) run.onProgress?.(++done, total);
+        // Not a scan: nothing to recognize, not counted towards maxPages, and no progress event (an
+        // "ocr" event would enter the stage: the allowance and the "recognizing" status).
+        noImage.push(n);
         continue;
       }
       if (!raster) {
@@ -174,6 +172,10 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
         stop = { reason: "page_limit", page: n, limit: run.maxPages };
         break;
       }
+      // The first page that will be recognized enters the stage: the pool grants recognition's time
+      // and memory allowance on this event (pool.ts `stageAllowance`), before any Tesseract starts.
+      // A file whose pages paint no image never enters it.
+      if (started === 0) run.onProgress?.(done, total);
       started++;
       unfinished.add(n);
       if (raster.imageWarnings.length > 0) imageWarnings.set(n, raster.imageWarnings);

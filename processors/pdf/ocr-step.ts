@@ -33,8 +33,6 @@ export function pagesNeedingOcr(pageChars: readonly number[]): number[] {
 export async function recognizeNeeded(pdf: OpenPdf, pageChars: readonly number[], ocr: OcrOptions, options: ProcessorOptions, searchable: boolean, stopSignal?: AbortSignal): Promise<OcrOutcome | null> {
   const pages = pagesNeedingOcr(pageChars);
   if (pages.length === 0) return null;
-  // Entering the OCR stage: the pool grants its time and memory allowance on this event.
-  options.onProgress?.(0, pages.length, "ocr");
   const outcome = await recognizePdfPages(pdf, {
     ...ocr,
     pages,

@@ -186,15 +186,21 @@ describe.skipIf(!ready)("a page without text and without any image is not a scan
     writeFileSync(join(dir, "cover.pdf"), makePdf({ pages: [["Invoice 12"]] }));
     writeFileSync(join(dir, "scan.pdf"), await makeScanPdf("g4", [["The scanned second page of the invoice"]]));
     expect(Bun.spawnSync(["qpdf", "--empty", "--pages", join(dir, "cover.pdf"), join(dir, "scan.pdf"), "--", join(dir, "both.pdf")]).exitCode).toBe(0);
-    const r = await processBytes(readFileSync(join(dir, "both.pdf")), "both.pdf", { ocr: testOcr({ maxPages: 1 }) });
+    const events: [number, number][] = [];
+    const r = await processBytes(readFileSync(join(dir, "both.pdf")), "both.pdf", { ocr: testOcr({ maxPages: 1 }), onProgress: (d, t, stage) => stage === "ocr" && events.push([d, t]) });
+    // The stage starts at the scan, before its Tesseract, and ends with the page done.
+    expect([events[0], events.at(-1)]).toEqual([[0, 1], [1, 1]]);
     // maxPages 1 is not used up by the cover: the scan on page 2 is still recognized.
     expect(r.facts.ocr).toMatchObject({ needed: 1, recognized: 1, noImage: [1], direct: [2] });
     expect((r.facts.ocr as { stop?: unknown }).stop).toBeUndefined();
   }, 60_000);
 
-  test("short text pages only (the kill test's invoices): no recognition at all, no OCR facts, the text and preview as without OCR", async () => {
-    const r = await processBytes(makePdf({ pages: [["Invoice 12"], ["Page 2 of 12"]] }), "invoice.pdf", { ocr: testOcr() });
+  test("short text pages only (the kill test's invoices): no recognition at all, no OCR stage, no OCR facts, the text and preview as without OCR", async () => {
+    const stages: (string | undefined)[] = [];
+    const r = await processBytes(makePdf({ pages: [["Invoice 12"], ["Page 2 of 12"]] }), "invoice.pdf", { ocr: testOcr(), onProgress: (_d, _t, stage) => stages.push(stage) });
     expect([r.facts.ocr, r.facts.recognizedChars]).toEqual([undefined, undefined]);
+    // It never entered the "ocr" stage: no recognition allowance, no "recognizing page" status.
+    expect(stages.filter((s) => s === "ocr")).toEqual([]);
     expect(r.outputs.map((o) => o.fileName)).toEqual(["invoice.txt", "invoice-page1.jpg"]);
   }, 60_000);
 });
