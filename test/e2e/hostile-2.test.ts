@@ -758,7 +758,11 @@ describe.concurrent("hostile 2", () => {
         expect((await s.app.services.store.get(ok.id))!.status).toBe("expired");
         await ask(`/delete ${bad.id}`, `Задача № ${bad.id}: исходник и результат удалены.`);
         expect((await s.app.services.store.get(bad.id))!.status).toBe("expired");
-        await ask(`/status ${bad.id}`, `№ ${bad.id} · huge.bin · срок хранения истёк`);
+        // /status shows the job's history of tries too (issue 11 item 5): here the intake refusal.
+        const status = `№ ${bad.id} · huge.bin · срок хранения истёк\nИстория:\n`;
+        await u.sendText(`/status ${bad.id}`);
+        const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith(status)), 10_000);
+        expect(msgs.find((x) => x.text?.startsWith(status))!.text).toMatch(/\n\d{4}-\d\d-\d\d \d\d:\d\d UTC · приём · завершено: Файл весит 1\s048\s576\sМБ — больше лимита загрузки этого бота \(20 МБ\)\.$/);
       });
     }, BOUND);
   });
