@@ -7,7 +7,9 @@ import { autoRetry } from "@grammyjs/auto-retry";
 import { sequentialize } from "@grammyjs/runner";
 import { Api, Bot } from "grammy";
 import type { Config } from "./config.ts";
-import { openDb, type OpenDb } from "./db/open.ts";
+import type { OpenDb } from "./db/open.ts";
+import { openStore, type OpenedStore } from "./open-store.ts";
+import { LOCKS } from "./db/pg-locks.ts";
 import { Delivery } from "./deliver/delivery.ts";
 import { OUTBOX_CLOSE_MS } from "./shutdown.ts";
 import { cloudFetcher } from "./fetch/cloud.ts";
@@ -23,7 +25,6 @@ import { actions } from "./intake/actions.ts";
 import { settings } from "./intake/settings.ts";
 import { ReplyNotDelivered, ReplySender } from "./intake/replies.ts";
 import { Janitor, janitorOptions } from "./janitor/janitor.ts";
-import { SqliteJobStore } from "./jobs/sqlite-store.ts";
 import type { Logger } from "./log.ts";
 import type { Services } from "./services.ts";
 import { createMetrics } from "./ops/metrics.ts";
@@ -33,7 +34,9 @@ import { RecentLog } from "./ops/recent-log.ts";
 import { count429s } from "./ops/count-429.ts";
 import { readBackupStatus } from "./backup/status.ts";
 import { OutboxStatusReporter } from "./status/outbox-reporter.ts";
-import { chatHoldsTransformer, Outbox } from "./outbox/index.ts";
+import { statusMessageOf } from "./status/status-message.ts";
+import { chatHoldsTransformer, makeOptions, Outbox } from "./outbox/index.ts";
+import { epochClock, PgLedger } from "./outbox/pg-ledger.ts";
 import type { StatusReporter } from "./status/reporter.ts";
 import { Engine } from "./worker/engine.ts";
 import { OcrState } from "./worker/ocr-state.ts";
@@ -48,7 +51,10 @@ export interface App {
   readonly services: Services;
   readonly engine: Engine;
   readonly janitor: Janitor;
-  readonly db: OpenDb;
+  /** The job store's database (SQLite file or PostgreSQL pool). */
+  readonly database: OpenedStore;
+  /** The SQLite database; null with PostgreSQL (`DATABASE_URL`). */
+  readonly db: OpenDb | null;
   readonly paths: DataPaths;
   /** The outbox every chat message of a job goes through. */
   readonly outbox: Outbox;
@@ -112,8 +118,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const { config, log } = opts;
   const now = opts.now ?? Date.now;
   const paths = dataPaths(config.dataDir);
-  const db = openDb(paths.dbFile);
-  const store = new SqliteJobStore(db.db);
+  const database = await openStore(config, paths.dbFile, "docket", (err) => log.warn({ err: (err as Error).message }, "a wake-up NOTIFY failed; the other processes find the work within seconds"));
+  const { store } = database;
   warnAboveCloudLimit(config, log);
 
   const bot = new Bot<DocketContext>(config.token, { client: { apiRoot: config.apiRoot, timeoutSeconds: 600 } });
@@ -126,7 +132,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     dataDir: config.dataDir,
     build: buildInfo(),
     mode: config.mode,
-    storeKind: "sqlite",
+    storeKind: database.kind,
     activity,
     chatsOnHold: () => outbox.heldChats,
     outboxQueue: () => outbox.queueDepth,
@@ -138,9 +144,21 @@ export async function createApp(opts: AppOptions): Promise<App> {
   // Every chat-bound call goes through the outbox (contract 7): messages, edits, uploads, albums,
   // keyboard edits and deletes of a chat share one pace and one 429 hold, and the bot shares one
   // bot-wide cap. A new hold is counted once.
+  const outboxOptions = makeOptions({ shutdownTimeoutMs: OUTBOX_CLOSE_MS, callTimeoutMs: config.chatCallTimeoutMs });
+  // Several processes of one bot (PostgreSQL): one per-chat pace, one 429 hold per chat and one bot-wide
+  // cap across all of them (issue 14 item 5), on epoch-ms time every host shares.
+  const shared = database.pg
+    ? {
+        ledger: new PgLedger(database.pg.sql, outboxOptions.timingsCapacity, outboxOptions.globalPerSecond, (err) =>
+          log.warn({ err: (err as Error).message }, "the outbox's shared rate state in PostgreSQL did not answer; pacing on this process's own record until it does"),
+        ),
+        clock: epochClock,
+      }
+    : {};
   const outbox = new Outbox({
     logger: log,
     options: { shutdownTimeoutMs: OUTBOX_CLOSE_MS, callTimeoutMs: config.chatCallTimeoutMs },
+    ...shared,
     events: (e) => {
       if (e.type === "ChatHold") {
         if (e.fresh) metrics.chatHolds.inc();
@@ -158,7 +176,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   bot.api.config.use(autoRetry({ maxRetryAttempts: 3, maxDelaySeconds: 60 }));
   const api = bot.api;
 
-  const status = opts.statusReporter?.(api, { store, log }) ?? new OutboxStatusReporter(outbox, outboxApi, log);
+  const status = opts.statusReporter?.(api, { store, log }) ?? new OutboxStatusReporter(outbox, outboxApi, log, (job) => statusMessageOf(store, job, now));
   const deliveryArgs: ConstructorParameters<typeof Delivery> = [outbox, outboxApi, store, log, (job) => status.shown(job)];
   const delivery = opts.delivery?.(deliveryArgs) ?? new Delivery(...deliveryArgs);
   const fetcher: Fetcher = config.mode === "local" ? localFetcher(api, config.localBotApiDir, log) : cloudFetcher(api, config.apiRoot, config.token);
@@ -208,7 +226,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     reply,
     post: (chatId, request, o) => outbox.post(outboxApi, chatId, request, o),
     background,
-    wake: () => engine.wake(),
+    wake: () => engine.announce(),
     cancel: (id) => engine.cancel(id),
   };
   // OCR's start-up self-check runs in main.ts on a pool child; until it fails, recognition is assumed available.
@@ -216,8 +234,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const ocr =
     opts.ocr ??
     new OcrState(config, async (languages) => (pool ? pool.ocrSelfCheck(languages) : (await import("../processors/ocr/self-check.ts")).ocrSelfCheck(languages)), log, now);
-  engine = new Engine({ services, paths, fetcher, runner, ocr });
-  const janitor = new Janitor(store, paths, log, janitorOptions(config), now);
+  engine = new Engine({ services, paths, fetcher, runner, ocr, wakeups: database.wakeups });
+  const janitor = new Janitor(store, paths, log, janitorOptions(config), now, (fn) => database.once(LOCKS.expiry, fn));
 
   bot.use(activity.middleware());
   // One update at a time per chat, so a chat's messages are handled in order.
@@ -236,7 +254,8 @@ export async function createApp(opts: AppOptions): Promise<App> {
     services,
     engine,
     janitor,
-    db,
+    database,
+    db: database.sqlite,
     paths,
     outbox,
     activity,
@@ -263,7 +282,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
       await pool?.close();
       await Promise.race([Promise.allSettled([...pending]), Bun.sleep(deadlineMs)]);
       await status.close();
-      db.close();
+      await database.close();
     },
   };
 }

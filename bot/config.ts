@@ -87,6 +87,20 @@ const envSchema = z.object({
   /** Local mode: the Bot API server's --dir as this host sees it; every absolute file_path must be inside it. */
   LOCAL_BOT_API_DIR: z.string().trim().default("/var/lib/docket/bot-api"),
   DATA_DIR: z.string().trim().default("./var"),
+  /** PostgreSQL instead of the SQLite file (issue 14): postgres://user:password@host:port/database. */
+  DATABASE_URL: z
+    .string()
+    .trim()
+    .regex(/^postgres(ql)?:\/\/[^\s]+$/, "expected postgres://user:password@host:5432/database (empty = the SQLite file under DATA_DIR)")
+    .optional(),
+  /**
+   * What this process does (issue 14 item 3): `all` (receive updates when elected, and work), `intake`
+   * (only receive updates when elected), `worker` (only download and process). Roles other than
+   * `all` need DATABASE_URL: processes share work only through PostgreSQL.
+   */
+  DOCKET_ROLE: z.enum(["all", "intake", "worker"], { message: "expected all, intake or worker" }).default("all"),
+  DB_POOL_MAX: positiveInt.prefault("10"),
+  DB_STATEMENT_TIMEOUT: duration.prefault("30s"),
   DOWNLOAD_LIMIT_CLOUD: bytes.prefault("20MB"),
   DOWNLOAD_LIMIT_LOCAL: bytes.prefault("2000MB"),
   UPLOAD_LIMIT_CLOUD: bytes.prefault("50MB"),
@@ -180,6 +194,17 @@ export interface Config {
   readonly localBotApiDir: string;
   /** Absolute data root; `db/`, `downloads/`, `work/`, `results/` live under it. */
   readonly dataDir: string;
+  /**
+   * The job store's database: `url` is DATABASE_URL (the PostgreSQL store; issue 14) or null for the
+   * SQLite file under DATA_DIR. `url` holds the password: never log it (bot/db/pg-open.ts `describeUrl`).
+   * `poolMax` (connections) and `statementTimeoutMs` bound the PostgreSQL client.
+   */
+  readonly database: { readonly url: string | null; readonly poolMax: number; readonly statementTimeoutMs: number };
+  /**
+   * DOCKET_ROLE (issue 14 item 3): `all` and `intake` receive updates while elected (one process across
+   * all hosts), `all` and `worker` run the download and processing pools.
+   */
+  readonly role: "all" | "intake" | "worker";
   readonly limits: Limits;
   /** Byte budget shared by downloads in flight (seed 000: "Бюджет в байтах"). */
   readonly downloadBudget: number;
@@ -298,6 +323,9 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
   if (e.PROCESS_RECYCLE_RSS_MB >= e.PROCESS_MEMORY_MB) {
     crossChecks.push(`PROCESS_RECYCLE_RSS_MB: must be below PROCESS_MEMORY_MB (${e.PROCESS_MEMORY_MB}); about half of it leaves a job room`);
   }
+  if (e.DOCKET_ROLE !== "all" && !e.DATABASE_URL) {
+    crossChecks.push(`DOCKET_ROLE: ${e.DOCKET_ROLE} needs DATABASE_URL (processes share work only through PostgreSQL; with the SQLite file the one process has role all)`);
+  }
   if (crossChecks.length > 0) throw new ConfigError(crossChecks);
   return Object.freeze({
     token: e.BOT_TOKEN,
@@ -306,6 +334,8 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     chatCallTimeoutMs: e.CHAT_CALL_TIMEOUT,
     localBotApiDir: resolve(e.LOCAL_BOT_API_DIR),
     dataDir: resolve(e.DATA_DIR),
+    database: Object.freeze({ url: e.DATABASE_URL ?? null, poolMax: e.DB_POOL_MAX, statementTimeoutMs: e.DB_STATEMENT_TIMEOUT }),
+    role: e.DOCKET_ROLE,
     limits: Object.freeze({
       downloadCloud: e.DOWNLOAD_LIMIT_CLOUD,
       downloadLocal: e.DOWNLOAD_LIMIT_LOCAL,

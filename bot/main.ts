@@ -18,6 +18,7 @@ import { pollOutages } from "./intake/poll-outages.ts";
 import { DRAIN_MS, INTAKE_STOP_MS } from "./shutdown.ts";
 import { startWebhook } from "./intake/webhook.ts";
 import { startPolling } from "./intake/polling.ts";
+import { IntakeLeader, type RunningIntake } from "./intake/leader.ts";
 import { ALLOWED_UPDATES } from "./intake/allowed-updates.ts";
 import { GrammyError } from "grammy";
 import type { Logger } from "./log.ts";
@@ -28,6 +29,9 @@ import type { FatalFailure } from "./ops/outage.ts";
 import { untilReached } from "./ops/reach.ts";
 import { Ops } from "./ops/runtime.ts";
 import { RecentLog } from "./ops/recent-log.ts";
+import { SchemaTooNewError } from "./db/schema-version.ts";
+import { describeUrl, passwordOf } from "./db/pg-open.ts";
+import { untilAnswers, untilDatabase } from "./db/pg-reach.ts";
 
 /** Thrown out of start-up when the Bot API refused it for good (logged already). */
 class StartupRefused extends Error {}
@@ -38,7 +42,29 @@ async function main(): Promise<number> {
   const recent = new RecentLog();
   const log = createLogger({ level: config.logLevel, token: config.token, onLine: (line) => recent.note(line) });
   if (process.env.STARTUP_TIMEOUT) log.warn("STARTUP_TIMEOUT is no longer read: start-up waits for the Bot API as long as it takes (backoff up to STARTUP_RETRY_MAX); remove it from the env file");
-  const app = await createApp({ config, log, recentLog: recent });
+  let app: Awaited<ReturnType<typeof createApp>>;
+  // A PostgreSQL server that does not answer yet is waited out (issue 14, faults); SIGTERM ends the wait.
+  const waitDb = new AbortController();
+  const stopWaiting = () => waitDb.abort();
+  process.once("SIGTERM", stopWaiting);
+  process.once("SIGINT", stopWaiting);
+  try {
+    const { url } = config.database;
+    const made =
+      url === null
+        ? await createApp({ config, log, recentLog: recent })
+        : await untilDatabase(() => createApp({ config, log, recentLog: recent }), { log, where: describeUrl(url), secret: passwordOf(url), capMs: config.startupRetryMaxMs, signal: waitDb.signal });
+    if (!made) return EXIT_OK;
+    app = made;
+  } catch (err) {
+    if (!(err instanceof SchemaTooNewError)) throw err;
+    // A newer release migrated the database: this one must not run against it (issue 14, faults).
+    log.fatal({ exit_status: EXIT_BAD_CONFIG }, err.message);
+    return EXIT_BAD_CONFIG;
+  } finally {
+    process.off("SIGTERM", stopWaiting);
+    process.off("SIGINT", stopWaiting);
+  }
   const { bot, engine } = app;
   // The plain operator Api (no auto-retry, no transformers): start-up and the checks bound their own waits.
   const api = operatorApi(config.token, config.apiRoot);
@@ -58,29 +84,16 @@ async function main(): Promise<number> {
   process.once("SIGINT", early);
   const reach = { log, tracker: ops.startup, capMs: config.startupRetryMaxMs, signal: startup.signal };
   log.info({ api_root: config.apiRoot, mode: config.mode }, "connecting to the Bot API");
-  let webhook: Awaited<ReturnType<typeof startWebhook>> | null = null;
   try {
     const me = await untilReached((signal) => api.getMe(signal as never), { ...reach, method: "getMe" });
     if (!me.ok) throw "fatal" in me ? refused(log, config, "getMe", me.fatal) : new StartupRefused();
     bot.botInfo = me.value;
     log.info({ bot: bot.botInfo.username, mode: config.mode, data_dir: config.dataDir, pid: process.pid }, "docket starting");
-    await selfCheckPdf(app.pool!, log);
-    // Replies an earlier process recorded but did not deliver (a crash, a shutdown): sent first, so a
-    // job's pending first status message is adopted before the engine updates it (issue 11 item 3).
-    await app.replies.resume();
-    // issue 13: Tesseract and OCR_LANGUAGES' data, checked now (one journal line either way), not per job.
-    await app.ocr.check();
-    // Intake: a webhook behind nginx when WEBHOOK_URL is set, else long polling (never both).
-    if (config.webhook) {
-      webhook = await startWebhook(bot, config.webhook, log, {
-        api,
-        onDelivered: () => app.activity.webhookOk(),
-        register: async (setWebhook) => {
-          // A refused URL or secret (400) stays refused: like a refused token, restarting cannot fix it.
-          const set = await untilReached((signal) => setWebhook(signal), { ...reach, method: "setWebhook", fatalCodes: [400, 401, 404] });
-          if (!set.ok) throw "fatal" in set ? refused(log, config, "setWebhook", set.fatal) : new StartupRefused();
-        },
-      });
+    const works = config.role !== "intake";
+    if (works) {
+      await selfCheckPdf(app.pool!, log);
+      // issue 13: Tesseract and OCR_LANGUAGES' data, checked now (one journal line either way), not per job.
+      await app.ocr.check();
     }
   } catch (err) {
     process.off("SIGTERM", early);
@@ -91,13 +104,63 @@ async function main(): Promise<number> {
     if (!(err instanceof StartupRefused)) throw err;
     return startup.signal.aborted ? EXIT_OK : EXIT_TOKEN_REFUSED;
   }
+
+  // Intake (issue 14 item 3): one process across all hosts receives updates — with PostgreSQL the one
+  // holding the intake lock, with SQLite this one. A webhook behind nginx when WEBHOOK_URL is set, else
+  // long polling (never both). Replies an earlier process recorded but did not deliver (a crash, a
+  // shutdown) go first, so a job's pending first status message is adopted before the engine updates it
+  // (issue 11 item 3).
+  const receives = config.role !== "worker";
+  const startIntake = async (): Promise<RunningIntake> => {
+    await app.replies.resume();
+    if (config.webhook) {
+      const webhook = await startWebhook(bot, config.webhook, log, {
+        api,
+        onDelivered: () => app.activity.webhookOk(),
+        register: async (setWebhook) => {
+          // A refused URL or secret (400) stays refused: like a refused token, restarting cannot fix it.
+          const set = await untilReached((signal) => setWebhook(signal), { ...reach, method: "setWebhook", fatalCodes: [400, 401, 404] });
+          if (!set.ok) throw "fatal" in set ? refused(log, config, "setWebhook", set.fatal) : new StartupRefused();
+        },
+      });
+      return { stop: () => webhook.stop(), failed: new Promise<never>(() => {}) };
+    }
+    // An update whose handler failed (the database stopped answering) is handled again once it answers
+    // (tried every few seconds: intake waits on it, so its backoff stays short).
+    const redo = { ready: (signal: AbortSignal) => untilAnswers(() => app.database.ping(), signal, 5000) };
+    const runner = startPolling(bot, log, { runner: { fetch: { timeout: 30, allowed_updates: [...ALLOWED_UPDATES] }, silent: true, retryInterval: "exponential" } }, redo);
+    ops.pollingStarted();
+    return {
+      stop: async () => {
+        if (runner.isRunning()) await runner.stop();
+      },
+      failed: (async () => {
+        await runner.task();
+        throw new Error("long polling ended");
+      })() as Promise<never>,
+    };
+  };
+  const leader = receives ? new IntakeLeader({ lock: app.database.intakeLock(), log, start: startIntake, onLeading: (on) => ops.setLeading(on) }) : null;
+  if (!receives) log.info({ role: config.role }, "role worker: this process never receives updates; it downloads and processes");
+  const intakeDone = leader?.run();
+  // SQLite: intake is up before the pools start, as before; a fatal start (a refused webhook) ends start-up.
+  if (leader && !app.database.intakeLock()) {
+    const first = await Promise.race([intakeDone!.then(() => "ended" as const, (err: unknown) => err), leader.firstLead.then(() => "up" as const)]);
+    if (first !== "up") {
+      process.off("SIGTERM", early);
+      process.off("SIGINT", early);
+      ops.markStopping();
+      await leader.stop();
+      await app.close(1000);
+      await ops.close();
+      if (!(first instanceof StartupRefused)) throw first;
+      return startup.signal.aborted ? EXIT_OK : EXIT_TOKEN_REFUSED;
+    }
+  }
   process.off("SIGTERM", early);
   process.off("SIGINT", early);
 
-  const runner = webhook
-    ? null
-    : startPolling(bot, log, { runner: { fetch: { timeout: 30, allowed_updates: [...ALLOWED_UPDATES] }, silent: true, retryInterval: "exponential" } });
-  await engine.start();
+  if (config.role !== "intake") await engine.start();
   ops.markRunning();
   const janitorTimer = setInterval(() => void app.janitorPass(), config.janitorIntervalMs);
   void app.janitorPass();
@@ -110,7 +173,7 @@ async function main(): Promise<number> {
       log.info({ signal }, "stopping");
       ops.markStopping(); // probes and scrapes answer 503 at once from here on
       clearInterval(janitorTimer);
-      await Promise.race([runner?.isRunning() ? runner.stop() : undefined, webhook?.stop(), Bun.sleep(INTAKE_STOP_MS)]);
+      await Promise.race([leader?.stop(), Bun.sleep(INTAKE_STOP_MS)]);
       await app.close(DRAIN_MS);
       await ops.close();
       log.info("stopped");
@@ -118,7 +181,8 @@ async function main(): Promise<number> {
     };
     process.on("SIGTERM", () => void stop("SIGTERM"));
     process.on("SIGINT", () => void stop("SIGINT"));
-    runner?.task()?.catch((err) => {
+    intakeDone?.catch((err) => {
+      if (err instanceof StartupRefused) return void stop("webhook-refused", EXIT_TOKEN_REFUSED);
       // A token revoked while running: the same line and exit status as at start-up.
       if (err instanceof GrammyError && err.error_code === 401) {
         refused(log, config, "getUpdates", { retry: false, errorCode: 401, description: err.description });

@@ -32,6 +32,12 @@
 #                            is not started and the run says what to do). A move between modes
 #                            of an installed bot (--mode other than the current one) is done by
 #                            `docket mode`, which logs out only after it stopped the service
+#   --database-url URL       PostgreSQL instead of the SQLite file (several hosts: docs/scaling.md),
+#                            postgres://USER@HOST:PORT/DATABASE without the password: that comes
+#                            from $PGPASSWORD, else the existing docket.env, else a hidden prompt
+#   --role all|intake|worker DOCKET_ROLE (default: kept, else all); intake and worker need PostgreSQL;
+#                            --role worker sets up a worker host (downloads and processes, never
+#                            receives updates)
 #   --skip-packages          do not run apt-get/npm (Bun, Docker, Compose and sqlite3 must exist)
 #   --no-start               install everything (images pulled) but enable and start no unit
 #                            (no health check)
@@ -81,6 +87,8 @@ SRC="$(cd "$HERE/.." && pwd)"
 . "$HERE/lib/release.sh"
 # shellcheck source=scripts/lib/upgrade.sh
 . "$HERE/lib/upgrade.sh"
+# shellcheck source=scripts/lib/scaling.sh
+. "$HERE/lib/scaling.sh"
 
 usage() { print_header "${BASH_SOURCE[0]}"; }
 
@@ -121,6 +129,8 @@ while [ $# -gt 0 ]; do
     --tls-cert) TLS_CERT="$(arg_value "$1" "${2-}")"; shift ;;
     --tls-key) TLS_KEY="$(arg_value "$1" "${2-}")"; shift ;;
     --logout-cloud) LOGOUT_CLOUD=1 ;;
+    --database-url) SCALE_URL="${2:?--database-url needs postgres://USER@HOST:PORT/DATABASE}"; shift ;;
+    --role) SCALE_ROLE="${2:?--role needs all, intake or worker}"; shift ;;
     --skip-packages) SKIP_PACKAGES=1 ;;
     --no-start) NO_START=1 ;;
     --non-interactive) INTERACTIVE=0 ;;
@@ -370,6 +380,7 @@ if [ -n "$token" ] && [[ ! "$token" =~ ^[0-9]+:[A-Za-z0-9_-]{20,}$ ]]; then
   die "the bot token does not look like 123456789:AA… (digits, colon, 20+ letters); it is not shown here"
 fi
 log "  token: from $token_source (never printed)"
+scaling_resolve
 
 api_hash=""
 if [ "$MODE" = local ]; then
@@ -440,6 +451,7 @@ render_env() {
   set_key BOT_API_TEMP_DIR "$BOT_API_TEMP_DIR"
   set_key HTTP_PORT "$HTTP_PORT"
   set_key DOWNLOAD_BUDGET "$BUDGET"
+  scaling_set_keys
   if [ -n "$ALLOWED_USERS" ]; then
     set_key ALLOWED_USER_IDS "$ALLOWED_USERS"
   elif [ ! -r "$ENV_FILE" ]; then

@@ -90,7 +90,7 @@ async function direct(updates: number, chats: number, concurrent: boolean, histo
   const dir = mkdtempSync(join(tmpdir(), "docket-bench-intake-"));
   const app = await benchApp(dir);
   try {
-    seedDocketHistory(app.db.sqlite, history);
+    seedDocketHistory(app.db!.sqlite, history);
     app.bot.botInfo = BOT_INFO;
     const list = Array.from({ length: updates }, (_, i) => documentUpdate(i, chats));
     const lat: number[] = [];

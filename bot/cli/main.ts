@@ -12,6 +12,7 @@ import { modeCommand } from "./mode-command.ts";
 import { rollbackCommand } from "./rollback-command.ts";
 import { notifyCommand } from "./notify-command.ts";
 import { statusCommand } from "./status-command.ts";
+import { storeCommand } from "./store-command.ts";
 
 /** Commands by name. */
 const COMMANDS: Record<string, Command> = {
@@ -22,6 +23,7 @@ const COMMANDS: Record<string, Command> = {
   notify: notifyCommand,
   status: statusCommand,
   job: jobCommand,
+  store: storeCommand,
 };
 
 const usage = () => Object.values(COMMANDS).map((c) => `usage: ${c.usage}`).join("\n");

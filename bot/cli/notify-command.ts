@@ -20,8 +20,8 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { Api } from "grammy";
-import { openDb } from "../db/open.ts";
-import { SqliteJobStore } from "../jobs/sqlite-store.ts";
+import { describeUrl, passwordOf } from "../db/pg-open.ts";
+import { openStore, type OpenedStore } from "../open-store.ts";
 import { createLogger } from "../log.ts";
 import { ALERT_CAUSES, isAlertCause } from "../ops/alert-policy.ts";
 import { Alerts } from "../ops/alerts.ts";
@@ -83,16 +83,18 @@ export const notifyCommand: Command = {
     const config = "config" in loaded ? loaded.config : null;
     const dataDir = resolveDataDir(parsed.values["data-dir"]);
     const dbFile = join(dataDir, "db", "docket.sqlite");
-    if (!existsSync(dbFile)) {
+    const pgUrl = config?.database.url ?? null;
+    if (pgUrl === null && !existsSync(dbFile)) {
       console.error(`docket notify: no docket database at ${dbFile}; is DATA_DIR right (--data-dir)? The alert was not recorded.`);
       return 1;
     }
     const log = createLogger({ level: "info", ...(config ? { token: config.token } : {}) });
-    let db: ReturnType<typeof openDb> | null = null;
+    let db: OpenedStore | null = null;
     try {
-      becomeOwnerOf(dbFile);
-      db = openDb(dbFile);
-      const store = new SqliteJobStore(db.db);
+      // With DATABASE_URL the alert goes into PostgreSQL, where every host's bot sees it (issue 14).
+      if (pgUrl === null) becomeOwnerOf(dbFile);
+      db = await openStore(config ?? { database: { url: null, poolMax: 1, statementTimeoutMs: 30_000 } }, dbFile, "docket notify");
+      const store = db.store;
       const host = config?.hostId ?? "this host";
       let outbox: Outbox | null = null;
       let api: Api | null = null;
@@ -126,10 +128,12 @@ export const notifyCommand: Command = {
       await outbox.close();
       return 0;
     } catch (err) {
-      console.error(`docket notify: could not record the alert in ${dbFile}: ${(err as Error).message}`);
+      const password = pgUrl === null ? null : passwordOf(pgUrl);
+      const message = (err as Error).message;
+      console.error(`docket notify: could not record the alert in ${pgUrl === null ? dbFile : `PostgreSQL ${describeUrl(pgUrl)}`}: ${password ? message.replaceAll(password, "***") : message}`);
       return 1;
     } finally {
-      db?.close();
+      await db?.close();
     }
   },
 };

@@ -12,6 +12,9 @@ import { join } from "node:path";
 import { readBackupStatus, type BackupStatus } from "../backup/status.ts";
 import { openDbReadOnly } from "../db/open.ts";
 import { SqliteJobStore } from "../jobs/sqlite-store.ts";
+import { PgJobStore } from "../jobs/pg-store.ts";
+import type { JobStore } from "../jobs/store.ts";
+import { describeUrl, passwordOf, pgClient } from "../db/pg-open.ts";
 import { redactSecrets } from "../log.ts";
 import { becomeOwnerOf } from "./become-owner.ts";
 import { botConfig } from "./bot-config.ts";
@@ -54,19 +57,33 @@ export const statusCommand: Command = {
     const bot = await askBot(config?.httpPort ?? DEFAULT_HTTP_PORT);
     const dbFile = join(dataDir, "db", "docket.sqlite");
     let db: StatusDocument["db"];
-    if (!existsSync(dbFile)) db = { error: `no database at ${dbFile} (is DATA_DIR right? --data-dir)` };
+    const pgUrl = config?.database.url ?? null;
+    /** What the screen shows from a store. */
+    const read = async (store: JobStore): Promise<StatusDocument["db"]> => ({
+      jobs: await store.countByState(),
+      budgetInUse: await store.budgetInUse(),
+      failedLastHour: await store.countFailedByReason(now - 3_600_000),
+      alertsLastHour: (await store.alertsSince(now - 3_600_000)).map((a) => ({ cause: a.cause, state: a.state, createdAt: a.createdAt })),
+    });
+    if (pgUrl !== null) {
+      // PostgreSQL (DATABASE_URL): read through a client of its own, never migrating (issue 14).
+      const sql = pgClient({ url: pgUrl, poolMax: 1, statementTimeoutMs: STATUS_TIMEOUT_MS, connectTimeoutMs: STATUS_TIMEOUT_MS, applicationName: "docket status" });
+      try {
+        db = await read(new PgJobStore(sql));
+      } catch (err) {
+        const password = passwordOf(pgUrl);
+        const message = (err as Error).message;
+        db = { error: `PostgreSQL ${describeUrl(pgUrl)}: ${redactSecrets(password ? message.replaceAll(password, "***") : message)}` };
+      } finally {
+        await sql.end({ timeout: 1 });
+      }
+    } else if (!existsSync(dbFile)) db = { error: `no database at ${dbFile} (is DATA_DIR right? --data-dir)` };
     else {
       try {
         becomeOwnerOf(dbFile);
         const open = openDbReadOnly(dbFile);
         try {
-          const store = new SqliteJobStore(open.db);
-          db = {
-            jobs: await store.countByState(),
-            budgetInUse: await store.budgetInUse(),
-            failedLastHour: await store.countFailedByReason(now - 3_600_000),
-            alertsLastHour: (await store.alertsSince(now - 3_600_000)).map((a) => ({ cause: a.cause, state: a.state, createdAt: a.createdAt })),
-          };
+          db = await read(new SqliteJobStore(open.db));
         } finally {
           open.close();
         }

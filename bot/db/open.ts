@@ -9,6 +9,7 @@ import { fileURLToPath } from "node:url";
 import { drizzle, type BunSQLiteDatabase } from "drizzle-orm/bun-sqlite";
 import { migrate } from "drizzle-orm/bun-sqlite/migrator";
 import * as schema from "./schema.ts";
+import { checkSchemaVersion, readJournal } from "./schema-version.ts";
 
 /** The drizzle handle with docket's schema. */
 export type DocketDb = BunSQLiteDatabase<typeof schema>;
@@ -39,7 +40,8 @@ export function openDbReadOnly(file: string, busyTimeoutMs = 5000): OpenDb {
  * Open (creating if needed) the database file and migrate it.
  * @param file path of the SQLite file, e.g. `<DATA_DIR>/db/docket.sqlite`
  * @param busyTimeoutMs how long a writer waits for a lock, ms (default 5000)
- * @throws whatever bun:sqlite throws when the file cannot be opened or migrated
+ * @throws SchemaTooNewError when a newer release migrated the file (./schema-version.ts); whatever
+ *   bun:sqlite throws when the file cannot be opened or migrated
  */
 export function openDb(file: string, busyTimeoutMs = 5000): OpenDb {
   mkdirSync(dirname(file), { recursive: true });
@@ -49,6 +51,19 @@ export function openDb(file: string, busyTimeoutMs = 5000): OpenDb {
   sqlite.exec("PRAGMA synchronous = NORMAL");
   sqlite.exec("PRAGMA foreign_keys = ON");
   const db = drizzle(sqlite, { schema });
-  migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+  try {
+    checkSchemaVersion(appliedMigrations(sqlite), readJournal(MIGRATIONS_DIR), `SQLite database ${file}`);
+    migrate(db, { migrationsFolder: MIGRATIONS_DIR });
+  } catch (err) {
+    sqlite.close();
+    throw err;
+  }
   return { sqlite, db, close: () => sqlite.close() };
+}
+
+/** `created_at` of every migration drizzle recorded in the file (none before the first start). */
+function appliedMigrations(sqlite: Database): number[] {
+  const table = sqlite.query("SELECT 1 AS x FROM sqlite_master WHERE type = 'table' AND name = '__drizzle_migrations'").get();
+  if (!table) return [];
+  return (sqlite.query("SELECT created_at AS at FROM __drizzle_migrations").all() as { at: number | string | null }[]).map((r) => Number(r.at)).filter(Number.isFinite);
 }

@@ -4,8 +4,8 @@
  * on success, 2 on bad configuration, 1 on failure.
  */
 import { loadConfigForCli } from "../config.ts";
-import { openDb } from "../db/open.ts";
-import { SqliteJobStore } from "../jobs/sqlite-store.ts";
+import { openStore } from "../open-store.ts";
+import { LOCKS } from "../db/pg-locks.ts";
 import { createLogger } from "../log.ts";
 import { dataPaths } from "../worker/paths.ts";
 import { Janitor, janitorOptions } from "./janitor.ts";
@@ -15,16 +15,16 @@ async function main(): Promise<number> {
   if (!config) return 2;
   const log = createLogger({ level: config.logLevel, token: config.token });
   const paths = dataPaths(config.dataDir);
-  const db = openDb(paths.dbFile);
+  const db = await openStore(config, paths.dbFile, "docket janitor");
   try {
-    const janitor = new Janitor(new SqliteJobStore(db.db), paths, log, janitorOptions(config));
+    const janitor = new Janitor(db.store, paths, log, janitorOptions(config), Date.now, (fn) => db.once(LOCKS.expiry, fn));
     await janitor.runOnce();
     return 0;
   } catch (err) {
     log.error({ err }, "janitor pass failed");
     return 1;
   } finally {
-    db.close();
+    await db.close();
   }
 }
 

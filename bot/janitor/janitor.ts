@@ -72,6 +72,12 @@ export function ownsFiles(job: Pick<FileJob, "status"> | undefined, area: Area):
   return isActive(job.status) || (area === "results" && job.status === "ready");
 }
 
+/**
+ * Runs the database-wide part of a pass unless another process runs it now (issue 14 item 3: with
+ * PostgreSQL a session advisory lock across hosts, bot/open-store.ts `once`); default: always runs.
+ */
+export type GlobalOnce = <T>(fn: () => Promise<T>) => Promise<{ ran: true; value: T } | { ran: false }>;
+
 /** One janitor; `runOnce()` and `erase()` are safe to call concurrently with the pools. */
 export class Janitor {
   constructor(
@@ -80,6 +86,7 @@ export class Janitor {
     private readonly log: Logger,
     private readonly options: JanitorOptions,
     private readonly now: () => number = Date.now,
+    private readonly globalOnce: GlobalOnce = async (fn) => ({ ran: true, value: await fn() }),
   ) {}
 
   /**
@@ -103,9 +110,25 @@ export class Janitor {
     return true;
   }
 
-  /** One pass; see the module doc. Never throws for a single bad job or entry. */
+  /**
+   * One pass; see the module doc. Never throws for a single bad job or entry. Hosts share no disk
+   * (issue 14 item 3): expiry, released reservations, dead leases and old replies are the database's
+   * and run in one process at a time (`globalOnce`); the sweep of this host's own folders always runs.
+   */
   async runOnce(): Promise<JanitorReport> {
     const now = this.now();
+    const global = await this.globalOnce(() => this.databasePass(now));
+    const counts = { orphansRemoved: 0, stalePartsRemoved: 0 };
+    await this.sweep(this.paths.downloads, "temp", now, counts);
+    await this.sweep(this.paths.work, "temp", now, counts);
+    await this.sweep(this.paths.results, "results", now, counts);
+    const report = { ...(global.ran ? global.value : { expired: 0, reservationsReleased: 0, deadLeases: 0, repliesPruned: 0 }), ...counts };
+    this.log.info({ ...report, ...(global.ran ? {} : { database_part: "skipped: another process runs it now" }) }, "janitor pass");
+    return report;
+  }
+
+  /** The database-wide part of a pass: expiry (files here too), finished jobs' budget, dead leases, old replies. */
+  private async databasePass(now: number): Promise<Omit<JanitorReport, "orphansRemoved" | "stalePartsRemoved">> {
     let expired = 0;
     for (const job of await this.store.dueForExpiry(now)) {
       try {
@@ -137,11 +160,6 @@ export class Janitor {
       }
     }
 
-    const counts = { orphansRemoved: 0, stalePartsRemoved: 0 };
-    await this.sweep(this.paths.downloads, "temp", now, counts);
-    await this.sweep(this.paths.work, "temp", now, counts);
-    await this.sweep(this.paths.results, "results", now, counts);
-
     let repliesPruned = 0;
     try {
       repliesPruned = await this.store.pruneReplies(now - REPLY_KEEP_MS);
@@ -149,9 +167,7 @@ export class Janitor {
       this.log.warn({ err }, "janitor could not prune old intake replies");
     }
 
-    const report = { expired, ...counts, reservationsReleased, deadLeases, repliesPruned };
-    this.log.info(report, "janitor pass");
-    return report;
+    return { expired, reservationsReleased, deadLeases, repliesPruned };
   }
 
   /**

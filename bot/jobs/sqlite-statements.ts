@@ -149,22 +149,34 @@ export class JobStatements {
    * `$from`, `$to`, `$owner`, `$now` and one per patch field, named like the field.
    */
   transition(shape: TransitionShape): Query<unknown> {
-    const key = `${shape.fields.join(",")}|${+shape.keepLease}${+shape.resetAttempts}${+shape.final}`;
+    const { key, text } = transitionSql(shape);
     let stmt = this.transitions.get(key);
     if (!stmt) {
-      const set = [
-        ...shape.fields.map((f) => `"${COLUMNS[f].name}" = $${f}`),
-        "status = $to",
-        "updated_at = $now",
-        ...(shape.keepLease ? [] : ["lease_owner = NULL", "lease_until = NULL"]),
-        ...(shape.resetAttempts ? ["attempts = 0"] : []),
-        ...(shape.final ? ["finished_at = $now"] : []),
-      ];
-      stmt = this.sqlite.prepare(`UPDATE file_jobs SET ${set.join(", ")} WHERE id = $id AND status = $from AND lease_owner = $owner`);
+      stmt = this.sqlite.prepare(text);
       this.transitions.set(key, stmt);
     }
     return stmt;
   }
+}
+
+/**
+ * The conditional `$from → $to` UPDATE by the lease holder for one patch shape, with `$name`
+ * parameters (`$id`, `$from`, `$to`, `$owner`, `$now`, one per patch field), and its cache key; the
+ * same SQL in both stores (bot/jobs/pg-store.ts compiles the names to positions).
+ */
+export function transitionSql(shape: TransitionShape): { key: string; text: string } {
+  const set = [
+    ...shape.fields.map((f) => `"${COLUMNS[f].name}" = $${f}`),
+    "status = $to",
+    "updated_at = $now",
+    ...(shape.keepLease ? [] : ["lease_owner = NULL", "lease_until = NULL"]),
+    ...(shape.resetAttempts ? ["attempts = 0"] : []),
+    ...(shape.final ? ["finished_at = $now"] : []),
+  ];
+  return {
+    key: `${shape.fields.join(",")}|${+shape.keepLease}${+shape.resetAttempts}${+shape.final}`,
+    text: `UPDATE file_jobs SET ${set.join(", ")} WHERE id = $id AND status = $from AND lease_owner = $owner`,
+  };
 }
 
 /**

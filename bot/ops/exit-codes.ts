@@ -9,7 +9,10 @@ export const EXIT_OK = 0;
 /** A fault a restart may fix (long polling stopped, an unexpected crash): systemd restarts the unit. */
 export const EXIT_FAILURE = 1;
 
-/** Invalid configuration (bot/config.ts names each variable): restarting cannot help. */
+/**
+ * Invalid configuration (bot/config.ts names each variable), or a database schema newer than this
+ * release (bot/db/schema-version.ts names both versions): restarting cannot help.
+ */
 export const EXIT_BAD_CONFIG = 2;
 
 /**

@@ -18,14 +18,14 @@ const MB = 1024 * 1024;
 /** How long one getMe / getWebhookInfo of a check may take, ms. */
 export const BOT_API_CHECK_DEADLINE_MS = 3000;
 
-/** `database`: the store answers a trivial query. */
+/** `database`: the store answers a trivial query (SQLite file or PostgreSQL server). */
 export function databaseCheck(ping: () => unknown): CheckSpec {
   return {
     name: "database",
     ttlMs: 0,
     deadlineMs: 2000,
-    run() {
-      ping();
+    async run() {
+      await ping();
       return { ok: true, detail: "SELECT 1 ok" };
     },
   };

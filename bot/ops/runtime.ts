@@ -70,20 +70,29 @@ export class Ops {
     const cached = (spec: CheckSpec) => new CachedCheck(opts.ttlMs?.[spec.name] === undefined ? spec : { ...spec, ttlMs: opts.ttlMs[spec.name]! }, now, config.token);
     this.liveness = [
       cached(eventLoopCheck(this.eventLoop)),
-      cached(poolsCheck(() => app.engine.liveness(), { download: config.downloadConcurrency, process: config.processConcurrency })),
+      // Role intake runs no pools (issue 14 item 3).
+      ...(config.role === "intake" ? [] : [cached(poolsCheck(() => app.engine.liveness(), { download: config.downloadConcurrency, process: config.processConcurrency }))]),
       cached(outboxCheck(() => app.outbox.isOpen)),
     ];
+    // With SQLite this is the only process: it receives updates; with PostgreSQL, once elected (setLeading).
+    this.leading = app.database.kind === "sqlite";
     const judge = config.webhook ? new WebhookJudge(config.webhook.url) : null;
-    const intake = judge
+    const receiving = judge
       ? webhookCheck(api, judge, app.activity, now)
       : pollingCheck(app.activity, this.polling, () => this.pollingSince, undefined, now);
+    // Issue 14 item 3: a process that is not the elected receiver has nothing to poll; a worker never does.
+    const intake: CheckSpec | null =
+      config.role === "worker"
+        ? null
+        : { ...receiving, run: (signal) => (this.leading ? receiving.run(signal) : { ok: true, detail: "standby: another process holds the intake lock and receives updates" }) };
     this.readiness = [
-      cached(databaseCheck(() => app.db.sqlite.query("SELECT 1").get())),
+      cached(databaseCheck(() => app.database.ping())),
       cached(botApiCheck(api, { waiting: () => this.phase === "starting", tracker: this.startup })),
       cached(diskCheck(config.dataDir, config.downloadBudget, () => app.services.store.budgetInUse(), config.mode === "local" ? config.localBotApiDir : undefined)),
       ...(config.mode === "local" ? [cached(botApiDirCheck(config.localBotApiDir))] : []),
-      cached(intake),
-      ...(config.backupMaxAgeMs > 0 ? [cached(backupCheck(config.dataDir, app.paths.dbFile, config.backupMaxAgeMs, now))] : []),
+      ...(intake ? [cached(intake)] : []),
+      // docket's backups are of the SQLite file; a PostgreSQL database is backed up by its own tools (docs/scaling.md).
+      ...(config.backupMaxAgeMs > 0 && app.database.kind === "sqlite" ? [cached(backupCheck(config.dataDir, app.paths.dbFile, config.backupMaxAgeMs, now))] : []),
     ];
     metrics.attachOps({
       readiness: () => this.readiness.map((c) => ({ name: c.name, last: c.peek()?.check ?? null })),
@@ -145,7 +154,7 @@ export class Ops {
       host: config.hostId,
       mode: config.mode,
       intake: config.webhook ? "webhook" : "polling",
-      store: "sqlite",
+      store: app.database.kind,
       readiness: await runChecks(this.readiness),
       liveness: await runChecks(this.liveness),
       lastUpdateAt: iso(app.activity.lastUpdateAt),
@@ -156,10 +165,24 @@ export class Ops {
     };
   }
 
+  /** Whether this process receives updates now (issue 14 item 3: the elected one; SQLite: always once started). */
+  private leading: boolean;
+
+  /** This process started or stopped receiving updates (bot/intake/leader.ts). */
+  setLeading(on: boolean): void {
+    this.leading = on;
+    for (const c of this.readiness) if (c.name === "polling" || c.name === "webhook") c.invalidate();
+  }
+
+  /** Long polling (re)started: a missing getUpdates answer counts from now. */
+  pollingStarted(): void {
+    this.pollingSince = (this.opts.now ?? Date.now)();
+  }
+
   /** Start-up is done (Bot API reached, intake and pools started): readiness may pass, the monitor starts. */
   markRunning(): void {
     this.phase = "running";
-    this.pollingSince = (this.opts.now ?? Date.now)();
+    this.pollingSince = Math.max(this.pollingSince, (this.opts.now ?? Date.now)());
     for (const c of this.readiness) c.invalidate();
     this.monitor.start();
     this.alerts.start(this.opts.monitorIntervalMs);

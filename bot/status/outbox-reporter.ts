@@ -36,6 +36,12 @@ export class OutboxStatusReporter implements StatusReporter {
     private readonly outbox: Outbox,
     private readonly api: Api,
     private readonly log: Logger,
+    /**
+     * The status message of a job this process did not announce, once known (default: the row's
+     * `status_message_id`). With several processes (issue 14 item 5: status messages follow the job's
+     * lease) the intake process may still be sending it: bot/status/status-message.ts waits for it.
+     */
+    private readonly messageOf: (job: FileJob) => Promise<number | null> = async (job) => job.statusMessageId,
   ) {}
 
   adopt(job: FileJob, messageId: Promise<number | null>): void {
@@ -77,9 +83,9 @@ export class OutboxStatusReporter implements StatusReporter {
     await this.outbox.close();
   }
 
-  /** Entry for a job this process did not announce (after a restart): adopt the stored message. */
+  /** Entry for a job this process did not announce (after a restart, another host's intake): adopt its message. */
   private open(job: FileJob): Entry {
-    const e = this.entry(job, Promise.resolve(job.statusMessageId));
+    const e = this.entry(job, this.messageOf(job).catch(() => job.statusMessageId));
     this.entries.set(job.id, e);
     return e;
   }

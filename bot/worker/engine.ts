@@ -23,6 +23,7 @@ import { exhaustedAtClaim } from "../jobs/retry.ts";
 import { newStartId, ownerId } from "../jobs/owner.ts";
 import { writtenMultiplier } from "../jobs/budget.ts";
 import { ABORT_GRACE_MS } from "../shutdown.ts";
+import type { WakeChannel } from "../db/pg-wake.ts";
 
 /** Engine dependencies. */
 export interface EngineDeps {
@@ -32,7 +33,15 @@ export interface EngineDeps {
   readonly runner: ProcessRunner;
   /** Whether text recognition can run (its self-check); absent = never recognize. */
   readonly ocr?: OcrState;
-  /** Idle poll interval when nothing wakes the pools, ms (backoffs and lease expiries need a look). */
+  /**
+   * Wake-ups from other processes and hosts (PostgreSQL LISTEN/NOTIFY; issue 14 item 1); null or absent:
+   * this process is the only one (SQLite).
+   */
+  readonly wakeups?: WakeChannel | null;
+  /**
+   * Idle poll interval when nothing wakes the pools, ms (backoffs and lease expiries need a look);
+   * default 1000, or 5000 with {@link wakeups} (then only the fallback for a missed notification).
+   */
   readonly idlePollMs?: number;
   /** How often waiting jobs' queue positions are refreshed, ms (default 15 000). */
   readonly positionsEveryMs?: number;
@@ -57,7 +66,8 @@ export class Engine {
   constructor(private readonly deps: EngineDeps) {
     this.owner = ownerId(deps.services.config.hostId, newStartId());
     this.finisher = new Finisher(deps.services, deps.paths);
-    this.download = new DownloadStep(deps.services, deps.paths, deps.fetcher, this.finisher, this.owner, () => this.wake());
+    // A download handed over to processing may be processed on any host: announce it.
+    this.download = new DownloadStep(deps.services, deps.paths, deps.fetcher, this.finisher, this.owner, () => this.announce());
     this.process = new ProcessStep(deps.services, deps.paths, deps.runner, this.finisher, this.owner, new SourceKeeper(deps.services, deps.paths, deps.fetcher, this.owner), deps.ocr);
   }
 
@@ -79,6 +89,13 @@ export class Engine {
     this.running = true;
     // Waiting jobs show their queue position, edited sparingly: only on change, at most every 15 s.
     this.positionsTimer = setInterval(() => void this.refreshPositions().catch(() => {}), this.deps.positionsEveryMs ?? 15_000);
+    if (this.deps.wakeups) {
+      try {
+        this.unlisten = await this.deps.wakeups.subscribe(() => this.wake());
+      } catch (err) {
+        this.deps.services.log.warn({ err }, "could not listen for wake-ups; the pools look for work every few seconds instead");
+      }
+    }
     const reclaimed = this.reclaim();
     const after = (pool: "download" | "process") => this.counted(pool, reclaimed);
     for (let i = 0; i < this.config.downloadConcurrency; i++) this.loops.push(after("download"));
@@ -121,7 +138,17 @@ export class Engine {
     return { started: this.running, download: this.alive.download, process: this.alive.process };
   }
 
-  /** Wake idle workers now (a job was accepted or the budget was released). */
+  private unlisten: (() => Promise<void>) | null = null;
+  /** Whether the last claim failed (one journal line per outage). */
+  private claimsFailing = false;
+
+  /** Wake idle workers here and in every other process (a job was accepted, handed over or released). */
+  announce(): void {
+    this.wake();
+    this.deps.wakeups?.announce();
+  }
+
+  /** Wake this process's idle workers now (a job was accepted or the budget was released). */
   wake(): void {
     const w = this.waiters;
     this.waiters = [];
@@ -136,6 +163,8 @@ export class Engine {
   async stop(deadlineMs = 20_000): Promise<void> {
     this.running = false;
     if (this.positionsTimer) clearInterval(this.positionsTimer);
+    await this.unlisten?.().catch(() => {});
+    this.unlisten = null;
     this.wake();
     const abortAll = () => {
       for (const c of this.inFlight.values()) c.abort(new Error("shutdown"));
@@ -164,7 +193,7 @@ export class Engine {
         this.inFlight.get(jobId)?.abort(new Error("cancelled"));
         const after = (await store.get(jobId)) ?? job;
         await this.finisher.cleanupFailed(after); // its chat message goes in the background: the handler returns now
-        this.wake();
+        this.announce();
         return "cancelled";
       }
     }
@@ -200,8 +229,14 @@ export class Engine {
                 floor: this.config.budgetMinReservation,
               })
             : await store.claimProcess(this.owner, now(), this.config.leaseTtlMs);
+        if (this.claimsFailing) {
+          this.claimsFailing = false;
+          log.info({ pool }, "claims work again: the database answers");
+        }
       } catch (err) {
-        log.error({ err, pool }, "claim failed");
+        // A database outage (issue 14, faults): one line when claims start failing, then quiet until they work.
+        if (!this.claimsFailing) log.error({ err, pool }, "claim failed: the database did not answer; the pools keep trying every few seconds (readiness: database)");
+        this.claimsFailing = true;
       }
       if (!job) {
         await this.idle();
@@ -254,7 +289,7 @@ export class Engine {
 
   private idle(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.deps.idlePollMs ?? 1000);
+      const timer = setTimeout(done, this.deps.idlePollMs ?? (this.deps.wakeups ? 5000 : 1000));
       const self = this;
       function done() {
         clearTimeout(timer);

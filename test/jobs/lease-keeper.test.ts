@@ -71,7 +71,7 @@ test("a stolen lease: the step is aborted at the next renewal; the loser neither
   await stack.waitJob(id, ["processing"], 10_000);
   await expect.poll(() => runner.calls, { timeout: 5000 }).toBe(1);
   // Another process takes the job over (its lease is long and live, so nobody here may claim it).
-  stack.app.db.sqlite.run("UPDATE file_jobs SET lease_owner = 'thief', lease_until = '2099-01-01T00:00:00.000Z' WHERE id = ?", [id]);
+  stack.app.db!.sqlite.run("UPDATE file_jobs SET lease_owner = 'thief', lease_until = '2099-01-01T00:00:00.000Z' WHERE id = ?", [id]);
   await expect.poll(() => runner.aborted, { timeout: STEP_MS }).toBe(1);
   // Give a loser that ignored the loss time to finish its step, send and commit.
   await Bun.sleep(STEP_MS);

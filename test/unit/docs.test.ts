@@ -51,6 +51,7 @@ const SPECIAL: Record<string, { doc: RegExp; check: () => void }> = {
   OCR_CONCURRENCY: { doc: /^CPU cores$/, check: () => expect(load().ocrConcurrency).toBe(Math.max(1, cpus().length)) },
   ALLOWED_USER_IDS: { doc: /^empty = everyone$/, check: () => expect(load().allowedUserIds).toEqual([]) },
   ADMIN_USER_IDS: { doc: /^empty$/, check: () => expect(load().adminUserIds).toEqual([]) },
+  DATABASE_URL: { doc: /^empty \(= SQLite\)$/, check: () => expect(load().database.url).toBeNull() },
   HOST_ID: { doc: /^the host name$/, check: () => expect(load().hostId).toBe(defaultHostId(hostname())) },
 };
 

@@ -1,0 +1,252 @@
+/**
+ * Several hosts on one PostgreSQL, proven under kills (issue 14 items 3, 4 and 6): real bot processes
+ * (`bun bot/main.ts`), each its own "host" — its own HOST_ID and its own data dir, no shared disk —
+ * on a real PostgreSQL server (test/support/pg-server.ts) and the strict emulator with Telegram's rate
+ * limits on. Asserted over all processes together: every job ends right, no result reaches a chat twice
+ * (the one exception Telegram makes unavoidable is a kill between an accepted upload and its recorded
+ * file_id: tolerated only within 100 ms after a kill, as in test/kill/kill.test.ts), getUpdates never
+ * answers 409 (never two pollers), and no 429 from the shared limits.
+ */
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import postgres from "postgres";
+import { afterAll, afterEach, beforeAll, describe, expect, test } from "vitest";
+import { botEnv } from "../../scripts/demo/bot-process.ts";
+import { makePdf } from "../../scripts/samples/index.ts";
+import { startEmulator, type ChatUser, type Emulator } from "../emulator/index.ts";
+import { startBotProcess, type BotProcess } from "../support/bot-process.ts";
+import { usePgServer, type PgServer } from "../support/pg-server.ts";
+import { freshPgDatabase } from "../support/pg-store.ts";
+import { toolReady } from "../support/tools.ts";
+
+type Role = "all" | "intake" | "worker";
+type Row = { id: number; chat_id: number; message_id: number; status: string; reason: string | null; lease_owner: string | null };
+
+describe.skipIf(!toolReady("postgres"))("hosts sharing no disk, one PostgreSQL", () => {
+  let server: PgServer;
+  usePgServer((s) => (server = s));
+  let em: Emulator | null = null;
+  let dir = "";
+  let db: postgres.Sql | null = null;
+  const procs: BotProcess[] = [];
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "docket-hosts-"));
+  });
+  afterEach(async () => {
+    for (const p of procs.splice(0)) if (p.proc.exitCode === null) await p.kill();
+    await db?.end({ timeout: 1 });
+    db = null;
+    await em?.close();
+    em = null;
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** A fresh database, the emulator, and a starter of bot processes on them. */
+  async function setup(extra: Record<string, string> = {}) {
+    const url = await freshPgDatabase(server);
+    db = postgres(url, { max: 2, onnotice: () => {} });
+    em = await startEmulator({ mode: "cloud", repeatPollRule: false, rateLimits: {} });
+    const dataDirOf = (host: string) => join(dir, `${url.split("/").pop()}-${host}`);
+    const start = (host: string, role: Role) => {
+      const dataDir = dataDirOf(host);
+      mkdirSync(dataDir, { recursive: true });
+      const p = startBotProcess(
+        botEnv(em!, dataDir, {
+          LOG_LEVEL: "info",
+          DATABASE_URL: url,
+          DB_POOL_MAX: "4",
+          DOCKET_ROLE: role,
+          HOST_ID: host,
+          LEASE_TTL: "4s",
+          MAX_ATTEMPTS: "40",
+          PROCESS_CONCURRENCY: "1",
+          DOWNLOAD_CONCURRENCY: "2",
+          JANITOR_INTERVAL: "1h",
+          USER_MAX_JOBS_IN_FLIGHT: "1000",
+          ...extra,
+        }),
+      );
+      procs.push(p);
+      return p;
+    };
+    const rows = async () => (await db!<Row[]>`SELECT id::int, chat_id::float8 AS chat_id, message_id::int, status, reason, lease_owner FROM file_jobs ORDER BY id`).map((r) => ({ ...r }));
+    return { url, start, rows, dataDirOf };
+  }
+
+  /** Every chat's result documents, by file name, with the times Telegram accepted each copy. */
+  function resultsOf(users: readonly ChatUser[]): Map<string, number[]> {
+    const seen = new Map<string, number[]>();
+    for (const u of users) {
+      for (const m of u.messages()) {
+        if (!m.document?.file_name) continue;
+        const key = `${u.chatId}:${m.document.file_name}`;
+        seen.set(key, [...(seen.get(key) ?? []), m.date * 1000]);
+      }
+    }
+    return seen;
+  }
+
+  /** The uploads the emulator accepted (sendDocument/sendMediaGroup) per chat and name, with their times (ms). */
+  function uploadTimes(): Map<string, number[]> {
+    const out = new Map<string, number[]>();
+    for (const c of em!.calls) {
+      if (!c.ok || (c.method !== "sendDocument" && c.method !== "sendMediaGroup")) continue;
+      const names = JSON.stringify(c.params).match(/"file_name":"([^"]+)"/g) ?? [];
+      for (const n of names) {
+        const key = `${c.chatId}:${n.slice(13, -1)}`;
+        out.set(key, [...(out.get(key) ?? []), c.at]);
+      }
+    }
+    return out;
+  }
+
+  /**
+   * The chat messages that show job `id`'s status (not its result documents): exactly one is right —
+   * status messages follow the job's lease across processes, adopting the intake process's first one.
+   */
+  function statusMessages(u: ChatUser, id: number): string[] {
+    return u.messages().flatMap((m) => (!m.document && !m.photo && m.text?.includes(`job #${id}`) ? [m.text] : []));
+  }
+
+  /** Assert nothing went wrong with Telegram over all processes: no second poller, no 429. */
+  function assertTelegramClean(): void {
+    expect(em!.calls.filter((c) => c.method === "getUpdates" && c.status === 409)).toEqual([]);
+    expect(em!.calls.filter((c) => c.status === 429).map((c) => `${c.method} ${c.chatId}`)).toEqual([]);
+  }
+
+  test("a worker host dies with a job in processing (its upload held by a 429): another host resumes it, fetching the source again from its file_id, and keeps the hold", async () => {
+    const { start, rows, dataDirOf } = await setup({ LEASE_TTL: "3s" });
+    start("intake-1", "intake");
+    const a = start("host-a", "worker");
+    const u = em!.user({ language_code: "en" });
+    // host-a's upload of the results meets a flood wait: the job stays in `processing` under its lease.
+    em!.failNext("sendMediaGroup", { error_code: 429, description: "Too Many Requests: retry after 8", retry_after: 8 }, { chatId: u.chatId });
+    const sent = await u.sendDocument({ bytes: makePdf({ pages: [["Report page 1"], ["page 2"]] }), file_name: "report.pdf" });
+    await expect.poll(() => em!.calls.some((c) => c.chatId === u.chatId && c.status === 429), { timeout: 60_000 }).toBe(true);
+    const hit = em!.calls.find((c) => c.chatId === u.chatId && c.status === 429)!;
+    const held = (await rows()).find((r) => r.message_id === sent.message_id)!;
+    expect([held.status, held.lease_owner?.split("/")[0]]).toEqual(["processing", "host-a"]);
+    // The host dies and its disk with it.
+    await a.kill();
+    rmSync(dataDirOf("host-a"), { recursive: true, force: true });
+    const b = start("host-b", "worker");
+    await expect.poll(async () => (await rows()).find((r) => r.id === held.id)?.status, { timeout: 90_000, interval: 500 }).toBe("ready");
+    // bot/worker/source.ts: the source is gone on this host, fetched again in place (new getFile), state and lease kept.
+    const again = b.lines.find((l) => l.job === held.id && l.msg === "source fetched again");
+    expect(again, b.text().slice(-3000)).toBeDefined();
+    // Two downloads from Telegram: host-a's, then host-b's after a fresh getFile.
+    expect(em!.calls.filter((c) => c.method === "/file").length).toBe(2);
+    expect(em!.calls.filter((c) => c.method === "getFile").length).toBe(2);
+    await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${held.id}`)), 30_000);
+    const docs = u.messages().flatMap((m) => (m.document?.file_name ? [m.document.file_name] : []));
+    expect(docs.sort()).toEqual(["report-page1.jpg", "report.txt"]);
+    // One status message for the job, though three processes handled it (intake, host-a, host-b).
+    expect(statusMessages(u, held.id)).toHaveLength(1);
+    // Nothing went to the chat while its hold lasted, from either host; the injected 429 is the only one.
+    expect(em!.calls.filter((c) => c.chatId === u.chatId && c.at > hit.at && c.at < hit.at + 8000).map((c) => c.method)).toEqual([]);
+    expect(em!.calls.filter((c) => c.status === 429)).toEqual([hit]);
+    expect(em!.calls.filter((c) => c.method === "getUpdates" && c.status === 409)).toEqual([]);
+  }, 240_000);
+
+  test("one all + two workers, random SIGKILLs mid-run: every job ready, each result once, never a second poller", async () => {
+    const { start, rows } = await setup();
+    const hosts: Array<{ host: string; role: Role }> = [
+      { host: "h1", role: "all" },
+      { host: "h2", role: "worker" },
+      { host: "h3", role: "worker" },
+    ];
+    const running = new Map(hosts.map((h) => [h.host, start(h.host, h.role)]));
+    const users = Array.from({ length: 6 }, (_, k) => em!.user({ language_code: k % 2 ? "ru" : "en" }));
+    const expected: Array<{ chatId: number; messageId: number; name: string }> = [];
+    const JOBS = 18;
+    const kills: number[] = [];
+    // A seeded choice of victims (reproducible): mulberry32.
+    let seed = 0x14;
+    const random = () => {
+      seed = (seed + 0x6d2b79f5) | 0;
+      let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+      t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+      return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+    };
+    const sending = (async () => {
+      for (let i = 0; i < JOBS; i++) {
+        const u = users[i % users.length]!;
+        const name = `doc_${i}`;
+        const s = await u.sendDocument({ bytes: makePdf({ pages: [[`Document ${i}`], [`page 2 of ${i}`]] }), file_name: `${name}.pdf` });
+        expected.push({ chatId: u.chatId, messageId: s.message_id, name });
+        if (i % 4 === 3) await Bun.sleep(300);
+      }
+    })();
+    // Five kills spread over the run: each once a job is in flight and another has finished since the
+    // last kill; the victim is restarted on its own data dir. The seeded order takes the leader too.
+    const victims: string[] = [];
+    let readyAtKill = -1;
+    for (let k = 0; k < 5; k++) {
+      await expect
+        .poll(async () => {
+          const r = await rows();
+          return r.some((x) => ["accepted", "fetched", "processing"].includes(x.status)) && r.filter((x) => x.status === "ready").length > readyAtKill;
+        }, { timeout: 120_000, interval: 100 })
+        .toBe(true);
+      readyAtKill = (await rows()).filter((x) => x.status === "ready").length;
+      const victim = hosts[Math.floor(random() * hosts.length)]!;
+      victims.push(victim.host);
+      await running.get(victim.host)!.kill();
+      kills.push(Date.now());
+      running.set(victim.host, start(victim.host, victim.role));
+    }
+    expect(victims).toContain("h1");
+    expect(new Set(victims).size).toBeGreaterThan(1);
+    await sending;
+    await expect
+      .poll(async () => (await rows()).filter((r) => r.status === "ready").length, { timeout: 180_000, interval: 1000 })
+      .toBe(JOBS);
+    const all = await rows();
+    expect(all.map((r) => [r.status, r.reason])).toEqual(all.map(() => ["ready", null]));
+    expect(all.map((r) => `${r.chat_id}:${r.message_id}`).sort()).toEqual(expected.map((e) => `${e.chatId}:${e.messageId}`).sort());
+    // Each result exactly once in its chat (tolerating only a copy accepted ≤ 100 ms before a kill).
+    for (const e of expected) {
+      const u = users.find((x) => x.chatId === e.chatId)!;
+      await u.waitFor((m) => ["txt", "jpg"].every((ext) => m.some((x) => x.document?.file_name === (ext === "txt" ? `${e.name}.txt` : `${e.name}-page1.jpg`))), 30_000);
+    }
+    const uploads = uploadTimes();
+    for (const [key, times] of resultsOf(users)) {
+      if (times.length === 1) continue;
+      const first = Math.min(...(uploads.get(key) ?? [0]));
+      expect(kills.some((k) => k - first >= 0 && k - first <= 100), `${key} arrived ${times.length}× and no kill fell right after its first copy`).toBe(true);
+    }
+    assertTelegramClean();
+    // The work was shared: jobs ended ready on more than one host.
+    const readyBy = new Set(procs.flatMap((p) => p.lines.filter((l) => l.msg === "ready").map((l) => String(p.lines.find((x) => x.msg === "docket starting")?.data_dir).split("-").pop())));
+    expect(readyBy.size, `ready on ${[...readyBy].join(", ")}; victims ${victims.join(", ")}`).toBeGreaterThan(1);
+  }, 400_000);
+
+  test("the leader is killed: another all process takes over intake within seconds", async () => {
+    const { start, rows } = await setup();
+    const first = start("lead-1", "all");
+    await expect.poll(() => first.lines.some((l) => String(l.msg).startsWith("this process holds the intake lock")), { timeout: 60_000 }).toBe(true);
+    const second = start("lead-2", "all");
+    await expect.poll(() => second.lines.some((l) => String(l.msg).startsWith("waiting for the intake lock")), { timeout: 60_000 }).toBe(true);
+    const u = em!.user({ language_code: "en" });
+    const before = await u.sendDocument({ bytes: makePdf({ pages: [["Before the leader died"]] }), file_name: "before.pdf" });
+    await expect.poll(async () => (await rows()).find((r) => r.message_id === before.message_id)?.status, { timeout: 60_000 }).toBe("ready");
+    // Only the leader polled so far.
+    expect(second.lines.some((l) => String(l.msg).startsWith("this process holds the intake lock"))).toBe(false);
+    await first.kill();
+    const killedAt = Date.now();
+    await expect.poll(() => second.lines.some((l) => String(l.msg).startsWith("this process holds the intake lock")), { timeout: 15_000 }).toBe(true);
+    const after = await u.sendDocument({ bytes: makePdf({ pages: [["After the leader died"]] }), file_name: "after.pdf" });
+    await expect.poll(async () => (await rows()).find((r) => r.message_id === after.message_id)?.status, { timeout: 60_000 }).toBe("ready");
+    // The survivor's first getUpdates came after the kill: never two pollers.
+    for (const sent of [before, after]) {
+      const id = (await rows()).find((r) => r.message_id === sent.message_id)!.id;
+      await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${id}`)), 30_000);
+      expect(statusMessages(u, id)).toHaveLength(1);
+    }
+    const polls = em!.calls.filter((c) => c.method === "getUpdates");
+    expect(polls.some((c) => c.at > killedAt)).toBe(true);
+    assertTelegramClean();
+    expect(await second.stop()).toBe(0);
+  }, 240_000);
+});
