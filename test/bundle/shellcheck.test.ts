@@ -45,6 +45,7 @@ describe.skipIf(!ready)("shellcheck", () => {
       "scripts/lib/release.sh",
       "scripts/lib/report.sh",
       "scripts/lib/restic.sh",
+      "scripts/lib/scaling.sh",
       "scripts/lib/services.sh",
       "scripts/lib/units.sh",
       "scripts/lib/upgrade.sh",
