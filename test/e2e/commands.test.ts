@@ -293,7 +293,10 @@ describe("/settings (issue 5 §6)", () => {
     const first = await ready(stack, u, pdf, "three.pdf");
     expect(first.variant).toBe("default");
     await u.sendText("/settings");
-    const [menu] = (await u.waitFor((m) => m.some((x) => x.reply_markup))).filter((x) => x.reply_markup);
+    // The /settings menu, not the Done message's own action keyboard (issue 15), which also has buttons.
+    const isSettings = (x: { reply_markup?: unknown }) =>
+      ((x.reply_markup as { inline_keyboard?: Array<Array<{ callback_data?: string }>> } | undefined)?.inline_keyboard ?? []).flat().some((b) => b.callback_data?.startsWith("settings:"));
+    const [menu] = (await u.waitFor((m) => m.some(isSettings))).filter(isSettings);
     const buttons = (menu!.reply_markup as { inline_keyboard: Array<Array<{ text: string; callback_data: string }>> }).inline_keyboard.flat();
     expect(buttons.map((b) => b.text)).toEqual(["✅ Text (scanned pages recognized) and a page-1 preview", "Every page as an image (ZIP)", "Searchable PDF: the scan with a text layer you can search and copy"]);
     await u.pressButton(menu!.message_id, "settings:pdf:pages");

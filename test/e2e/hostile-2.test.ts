@@ -28,6 +28,10 @@ import { startStack, type Stack, type StackOptions } from "../support/stack.ts";
 import { checkLogs, withStack } from "../support/with-stack.ts";
 import { maxInWindow } from "../outbox/core-helpers.ts";
 
+/** The /settings menu, not a Done message's action keyboard (issue 15), which has buttons too. */
+const isSettingsMenu = (x: { reply_markup?: unknown }): boolean =>
+  ((x.reply_markup as { inline_keyboard?: Array<Array<{ callback_data?: string }>> } | undefined)?.inline_keyboard ?? []).flat().some((b) => b.callback_data?.startsWith("settings:"));
+
 afterAll(closeTestPool);
 
 let seq = 0;
@@ -222,7 +226,7 @@ describe.concurrent("hostile 2", () => {
         const job = await ended(s, u, sent, 40_000);
         expect([job.status, job.reason]).toEqual(["ready", null]);
         await u.sendText("/settings");
-        const [menu] = (await u.waitFor((m) => m.some((x) => x.reply_markup), 15_000)).filter((x) => x.reply_markup);
+        const [menu] = (await u.waitFor((m) => m.some(isSettingsMenu), 15_000)).filter(isSettingsMenu);
         await u.pressButton(menu!.message_id, "settings:pdf:pages");
         await until("setting stored", async () => (await s.app.services.store.getSettings(u.chatId)).pdfAction, (a) => a === "pages");
         await u.waitFor((m) => m.some((x) => x.document) && m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)), 15_000);
@@ -392,7 +396,7 @@ describe.concurrent("hostile 2", () => {
         const { id } = await s.jobFor(u.chatId, sent.message_id);
         await s.waitJob(id, ["processing"], 10_000);
         await u.sendText("/settings");
-        const [menu] = (await u.waitFor((m) => m.some((x) => x.reply_markup))).filter((x) => x.reply_markup);
+        const [menu] = (await u.waitFor((m) => m.some(isSettingsMenu))).filter(isSettingsMenu);
         await u.pressButton(menu!.message_id, "settings:pdf:pages");
         await until("setting stored", async () => (await s.app.services.store.getSettings(u.chatId)).pdfAction, (a) => a === "pages");
         gate.open();
