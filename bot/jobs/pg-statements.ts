@@ -123,11 +123,6 @@ export const Q = {
   replaceSource: compile(
     "UPDATE file_jobs SET local_path = $localPath, sha256 = $sha256, real_size = $realSize, updated_at = $now WHERE id = $id AND status = $state AND lease_owner = $owner",
   ),
-  /** A source that is not on this host: back to `accepted` for a new download (JobStore.refetch). */
-  refetch: compile(
-    `UPDATE file_jobs SET status = 'accepted', local_path = NULL, sha256 = NULL, real_size = NULL, reserved_bytes = 0, lease_owner = NULL, lease_until = NULL, not_before = NULL, updated_at = $now
-     WHERE id = $id AND status = $from AND lease_owner = $owner`,
-  ),
   retryLater: compile(
     "UPDATE file_jobs SET lease_owner = NULL, lease_until = NULL, not_before = $notBefore, last_error = $detail, updated_at = $now WHERE id = $id AND status = $state AND lease_owner = $owner",
   ),
@@ -182,11 +177,6 @@ export const R = {
   markSent: compile('UPDATE chat_replies SET sent_at = $now, message_id = $messageId WHERE id = $id AND sent_at IS NULL RETURNING job_id AS "jobId", kind'),
   /** Only while the job has no status message yet: a re-armed job's new reply is the one that counts. */
   statusMessage: compile(`UPDATE file_jobs SET status_message_id = $messageId WHERE id = $jobId AND status_message_id IS NULL`),
-  /** A source that is not on this host: back to `accepted` for a new download (JobStore.refetch). */
-  refetch: compile(
-    `UPDATE file_jobs SET status = 'accepted', local_path = NULL, sha256 = NULL, real_size = NULL, reserved_bytes = 0, lease_owner = NULL, lease_until = NULL, not_before = NULL, updated_at = $now
-     WHERE id = $id AND status = $from AND lease_owner = $owner`,
-  ),
   retryLater: compile("UPDATE chat_replies SET tries = tries + 1, not_before = $notBefore, last_error = $detail WHERE id = $id AND sent_at IS NULL"),
   giveUp: compile("UPDATE chat_replies SET tries = tries + 1, gave_up_at = $now, last_error = $detail WHERE id = $id AND sent_at IS NULL"),
   prune: compile("DELETE FROM chat_replies WHERE created_at < $before AND (sent_at IS NOT NULL OR gave_up_at IS NOT NULL)"),

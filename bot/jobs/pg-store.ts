@@ -376,10 +376,6 @@ export class PgJobStore implements JobStore {
     return (await this.changed(Q.replaceSource, { id, state, owner, localPath: source.localPath, sha256: source.sha256, realSize: source.realSize, now: iso(now) })) > 0;
   }
 
-  async refetch(id: number, from: "fetched" | "processing", owner: string, now: number): Promise<boolean> {
-    return (await this.changed(Q.refetch, { id, from, owner, now: iso(now) })) > 0;
-  }
-
   async retryLater(id: number, state: JobState, owner: string, notBefore: number, failure: FailureNote, now: number): Promise<boolean> {
     return (await this.sql.begin(async (tx) => {
       const r = await tx.unsafe(Q.retryLater.text, bind(Q.retryLater, { id, state, owner, notBefore: iso(notBefore), detail: failure.detail, now: iso(now) }) as never[], { prepare: true });

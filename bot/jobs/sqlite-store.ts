@@ -587,17 +587,6 @@ export class SqliteJobStore implements JobStore {
     return r.length > 0;
   }
 
-  /** `UPDATE file_jobs SET reserved_bytes = ? WHERE id = ? AND lease_owner IS ?` (IS: null matches an unheld job). */
-  async refetch(id: number, from: "fetched" | "processing", owner: string, now: number): Promise<boolean> {
-    const r = this.db
-      .update(fileJobs)
-      .set({ status: "accepted", localPath: null, sha256: null, realSize: null, reservedBytes: 0, leaseOwner: null, leaseUntil: null, notBefore: null, updatedAt: iso(now) })
-      .where(and(eq(fileJobs.id, id), eq(fileJobs.status, from), eq(fileJobs.leaseOwner, owner)))
-      .returning({ id: fileJobs.id })
-      .all();
-    return r.length > 0;
-  }
-
   async setReservationIf(id: number, owner: string | null, bytes: number): Promise<boolean> {
     const r = this.db
       .update(fileJobs)

@@ -273,14 +273,6 @@ export interface JobStore {
    */
   replaceSource(id: number, state: "fetched" | "processing", owner: string, now: number, source: SourceFields): Promise<boolean>;
   /**
-   * The source of a `fetched`/`processing` job is not on this host's disk (hosts share no disk: it was
-   * downloaded on another host, maybe a dead one; issue 14 item 4): back to `accepted` by the lease
-   * holder, source columns and reservation cleared, lease released, attempts kept — the download pool
-   * downloads it again from its `file_id` with a fresh getFile (seed 000: file_id is the ticket).
-   * False when zero rows changed.
-   */
-  refetch(id: number, from: "fetched" | "processing", owner: string, now: number): Promise<boolean>;
-  /**
    * Release the lease and set a backoff; the job stays in `state`. The try is recorded in the job's
    * history (`retry`, bot/jobs/attempts.ts) in the same transaction.
    */

@@ -316,27 +316,6 @@ export function coreSuite(name: string, make: StoreFactory): void {
         leaseOwner: null, leaseUntil: null, updatedAt: at(T0 + 3), finishedAt: at(T0 + 3), attempts: 1, reservedBytes: 2 * MB,
       });
     });
-    test("refetch (hosts share no disk): the holder sends a fetched or processing job back to accepted, source and reservation cleared; others change nothing", async () => {
-      const a = await fetchedBy(1, "hostA/1");
-      await store.setReservation(a.id, 5 * MB);
-      await store.putResults(a.id, [{ idx: 0, path: "results/x/0.txt", fileName: "f.txt", mime: "text/plain", size: 3 }]);
-      await store.setResultFileId(a.id, 0, "SENT0");
-      const before = (await row(a.id))!;
-      expect(await store.refetch(a.id, "fetched", "hostB/1", T0 + 1)).toBe(false);
-      expect(await store.refetch(a.id, "processing", "hostA/1", T0 + 1)).toBe(false);
-      expect(await row(a.id)).toStrictEqual(before);
-      expect(await store.refetch(a.id, "fetched", "hostA/1", T0 + 5)).toBe(true);
-      expect(await row(a.id)).toStrictEqual({ ...before, status: "accepted", localPath: null, sha256: null, realSize: null, reservedBytes: 0, leaseOwner: null, leaseUntil: null, notBefore: null, updatedAt: at(T0 + 5) });
-      // What was already delivered stays recorded: the resumed try does not send it again.
-      expect((await store.results(a.id)).map((r) => r.telegramFileId)).toEqual(["SENT0"]);
-      // The download pool takes it again; attempts count on.
-      const again = await store.claimDownload("hostB/1", T0 + 6, 60_000, budget);
-      expect([again?.id, again?.attempts]).toEqual([a.id, before.attempts + 1]);
-      const b = await fetchedBy(2, "hostA/1");
-      expect(await store.transition(b.id, "fetched", "processing", "hostA/1", T0, { keepLease: true })).toBe(true);
-      expect(await store.refetch(b.id, "processing", "hostA/1", T0 + 7)).toBe(true);
-      expect((await row(b.id))?.status).toBe("accepted");
-    });
     test("/cancel fails a job without the lease", async () => {
       const { job: j } = await store.accept(job(1), T0);
       await store.claimDownload("w", T0, 60_000, budget);
