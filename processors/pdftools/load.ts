@@ -5,9 +5,20 @@
  * with pdf.js before it is returned.
  */
 import { readFile, writeFile } from "node:fs/promises";
-import { PDFDocument } from "@cantoo/pdf-lib";
-import { closePdf, openPdf } from "../pdf/open.ts";
+import { ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
+import { closePdf, openPdf, WHOLE_FILE_BYTES } from "../pdf/open.ts";
 import { ProcessingError } from "../types.ts";
+
+/**
+ * pdf-lib's load and save options for a pool child. pdf-lib yields to the event loop (a `setTimeout(0)`)
+ * every 100 parsed objects (ParseSpeeds.Slow, its default) and every 50 written ones, to keep a browser
+ * responsive; a pool child runs one job at a time and answers nobody meanwhile, so each yield is only a
+ * wait for the scheduler — on a loaded machine most of rotate's time (bench/processors/rotate-phases.ts:
+ * the 200-page save took 29 ms with yields, 8 ms without; docs/benchmarks.md "PDF tools").
+ */
+export const PDF_LIB_LOAD = { parseSpeed: ParseSpeeds.Fastest, updateMetadata: false } as const;
+/** See {@link PDF_LIB_LOAD}; object streams keep the output small (the dictionaries are compressed). */
+export const PDF_LIB_SAVE = { useObjectStreams: true, objectsPerTick: Number.POSITIVE_INFINITY } as const;
 
 /**
  * Load `path` with pdf-lib.
@@ -19,7 +30,7 @@ export async function loadPdf(path: string, maxPages = Number.POSITIVE_INFINITY)
   let doc: PDFDocument;
   let pages: number;
   try {
-    doc = await PDFDocument.load(await readFile(path), { updateMetadata: false });
+    doc = await PDFDocument.load(await readFile(path), PDF_LIB_LOAD);
     // A damaged file may load and fail only here (no page tree).
     pages = doc.getPageCount();
   } catch (err) {
@@ -40,19 +51,30 @@ export interface VerifiedPdf {
   readonly rotations: ReadonlyMap<number, number>;
 }
 
+/** Pages whose rotation pdf.js reads at once while verifying (each read is a round trip to its page thread). */
+const VERIFY_PAGES_AT_ONCE = 64;
+
 /**
  * Issue 15 item 6: open a written PDF again with pdf.js; it must have `pages` pages.
- * @param rotationsOf page numbers (1-based) whose rotation pdf.js should read (each is a page parse, so callers ask for a few)
+ * @param source the written file's path, or its bytes (a small output is checked from the bytes just
+ *   written: no second read, no range round trips)
+ * @param rotationsOf page numbers (1-based) whose `/Rotate` pdf.js should read (a page-tree lookup each,
+ *   no content parse: every page of a 200-page file costs ≈ 5 ms, bench/processors/rotate-phases.ts)
  * @returns pdf.js's page count and those pages' rotations
  * @throws ProcessingError `processing_crashed` when pdf.js cannot open it or counts other pages
  */
-export async function verifyPdf(path: string, pages: number, rotationsOf: readonly number[] = []): Promise<VerifiedPdf> {
+export async function verifyPdf(source: string | Uint8Array, pages: number, rotationsOf: readonly number[] = []): Promise<VerifiedPdf> {
   let found: VerifiedPdf;
   try {
-    const pdf = await openPdf(path);
+    const pdf = await openPdf(source);
     try {
       const rotations = new Map<number, number>();
-      for (const n of rotationsOf) if (n >= 1 && n <= pdf.doc.numPages) rotations.set(n, (await pdf.doc.getPage(n)).rotate);
+      const asked = rotationsOf.filter((n) => n >= 1 && n <= pdf.doc.numPages);
+      for (let i = 0; i < asked.length; i += VERIFY_PAGES_AT_ONCE) {
+        const batch = asked.slice(i, i + VERIFY_PAGES_AT_ONCE);
+        const read = await Promise.all(batch.map(async (n) => (await pdf.doc.getPage(n)).rotate));
+        batch.forEach((n, j) => rotations.set(n, read[j]!));
+      }
       found = { pages: pdf.doc.numPages, rotations };
     } finally {
       await closePdf(pdf);
@@ -64,9 +86,15 @@ export async function verifyPdf(path: string, pages: number, rotationsOf: readon
   return found;
 }
 
-/** Save `doc` to `path` (object streams: smaller files) and verify it with pdf.js ({@link verifyPdf}); its pdf.js view and size. */
+/**
+ * Save `doc` to `path` ({@link PDF_LIB_SAVE}) and verify it with pdf.js ({@link verifyPdf}): from the
+ * bytes written when they fit {@link WHOLE_FILE_BYTES} (what pdf.js would read whole anyway), else from
+ * the file by ranges (a large merge is not held twice in memory).
+ * @returns pdf.js's view of the output and its size, bytes
+ */
 export async function savePdf(doc: PDFDocument, path: string, rotationsOf: readonly number[] = []): Promise<VerifiedPdf & { size: number }> {
-  const bytes = await doc.save({ useObjectStreams: true });
+  const bytes = await doc.save(PDF_LIB_SAVE);
   await writeFile(path, bytes);
-  return { ...(await verifyPdf(path, doc.getPageCount(), rotationsOf)), size: bytes.byteLength };
+  const verified = await verifyPdf(bytes.byteLength <= WHOLE_FILE_BYTES ? bytes : path, doc.getPageCount(), rotationsOf);
+  return { ...verified, size: bytes.byteLength };
 }

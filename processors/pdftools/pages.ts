@@ -33,14 +33,12 @@ export async function rotatePdf(inputPath: string, options: ProcessorOptions, by
     page.setRotation(degrees(angle));
     want.push(angle);
   }
-  // pdf.js must see the rotation written (issue 15: outputs opened and checked before `ready`): the first
-  // and the last page turned are read back (each read is a page parse; the page count is checked for all).
-  const turned = [...chosen].sort((a, b) => a - b);
-  const probe = [...new Set([turned[0]!, turned.at(-1)!])];
-  const saved = await savePdf(doc, join(options.workDir, "rotated.pdf"), probe);
-  for (const n of probe) {
-    if (saved.rotations.get(n) !== want[n - 1]) throw new ProcessingError("processing_crashed", {}, `pdf.js reads page ${n} rotated ${saved.rotations.get(n)}°, ${want[n - 1]}° was written`);
-  }
+  // pdf.js must see the rotation written (issue 15: outputs opened and checked before `ready`): every
+  // page's /Rotate is read back — the turned ones turned, the others as they were.
+  const all = want.map((_, i) => i + 1);
+  const saved = await savePdf(doc, join(options.workDir, "rotated.pdf"), all);
+  const wrong = all.find((n) => saved.rotations.get(n) !== want[n - 1]);
+  if (wrong !== undefined) throw new ProcessingError("processing_crashed", {}, `pdf.js reads page ${wrong} rotated ${saved.rotations.get(wrong)}°, ${want[wrong - 1]}° was written`);
   const facts: Facts = { type: "application/pdf", label: "PDF document", pages, rotated: chosen.size, degrees: by };
   return { outputs: [await outputFile(options, "rotated.pdf", "-rotated.pdf", "application/pdf", "document")], facts };
 }

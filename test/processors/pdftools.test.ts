@@ -8,6 +8,7 @@ import { makeJpeg, makePdf } from "../../scripts/samples/index.ts";
 import { processFile } from "../../processors/process-file.ts";
 import { closePdf, openPdf } from "../../processors/pdf/open.ts";
 import { formatAction, parseAction } from "../../processors/pdftools/action.ts";
+import { verifyPdf } from "../../processors/pdftools/load.ts";
 import { formatRanges, pagesOf, parseRanges } from "../../processors/page-ranges.ts";
 import { testOptions, useWorkDir } from "./support/fixtures.ts";
 
@@ -101,5 +102,20 @@ describe("PDF tools", () => {
     await expect(run(await put("d", new TextEncoder().encode("%PDF-1.4\n1 0 obj\n<<")), "compress:ebook")).rejects.toMatchObject({ reason: "truncated" });
     await expect(run(img, "rotate:90", "photo.jpg")).rejects.toMatchObject({ reason: "not_pdf" });
     await expect(processFile(await put("s", fivePages()), testOptions(work.dir(), "doc.pdf", { action: "rotate:90", maxPdfPages: 4 }))).rejects.toMatchObject({ reason: "too_many_pages" });
+  });
+
+  test("the pdf.js check before ready: every asked page's /Rotate, from the bytes or the file; a wrong page count is processing_crashed", async () => {
+    const { PDFDocument, degrees } = await import("@cantoo/pdf-lib");
+    const doc = await PDFDocument.load(makePdf({ pages: Array.from({ length: 70 }, (_, i) => [`P${i + 1}`]) }));
+    doc.getPages().forEach((p, i) => p.setRotation(degrees((i % 4) * 90)));
+    const bytes = await doc.save();
+    const every = Array.from({ length: 70 }, (_, i) => i + 1);
+    const fromBytes = await verifyPdf(bytes, 70, every);
+    // 70 pages: more than one batch of reads; each page's own angle, none borrowed from another.
+    expect(every.map((n) => fromBytes.rotations.get(n))).toEqual(every.map((n) => ((n - 1) % 4) * 90));
+    const fromFile = await verifyPdf(await put("r.pdf", bytes), 70, [3, 70]);
+    expect([...fromFile.rotations]).toEqual([[3, 180], [70, 90]]);
+    await expect(verifyPdf(bytes, 71)).rejects.toMatchObject({ reason: "processing_crashed" });
+    await expect(verifyPdf(new TextEncoder().encode("%PDF-1.4\nnot a pdf"), 1)).rejects.toMatchObject({ reason: "processing_crashed" });
   });
 });

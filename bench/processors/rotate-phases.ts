@@ -1,0 +1,81 @@
+/**
+ * Where the time of docket's rotate goes (issue 15 item 7): each phase of processors/pdftools/pages.ts
+ * `rotatePdf` alone, in this process (warm: every phase runs once before it is timed), on the bench's
+ * 200-page ledger: pdf-lib load (at its default parse speed, 100 objects per event-loop tick, and with
+ * no yields), setting each page's /Rotate, save (object streams or not; pdf-lib's default 50 objects per
+ * tick, or no yields), the pdf.js check (open + page count + the rotation of pages read back), and
+ * rotatePdf whole (as it is now: no yields, object streams, every page checked from the bytes). `bun bench/processors/rotate-phases.ts [runs=15]`
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { readFile, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { degrees, ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
+import { makePdf } from "../../scripts/samples/index.ts";
+import { verifyPdf } from "../../processors/pdftools/load.ts";
+import { rotatePdf } from "../../processors/pdftools/pages.ts";
+import { median } from "../queue/stats.ts";
+import { fmt, load } from "./measure.ts";
+
+const RUNS = Number(process.argv[2] ?? 15);
+const dir = mkdtempSync(join(tmpdir(), "docket-bench-rotate-"));
+
+/**
+ * Median ms of each phase over `RUNS` rounds after one warm-up round; a round runs every phase once, in
+ * order, so a burst of load on the shared machine falls on all phases alike rather than on one.
+ */
+async function timedRounds(phases: ReadonlyArray<readonly [string, () => Promise<unknown>]>): Promise<Array<[string, number]>> {
+  const xs = phases.map(() => [] as number[]);
+  for (let round = 0; round <= RUNS; round++) {
+    for (const [i, [, f]] of phases.entries()) {
+      const t0 = performance.now();
+      await f();
+      if (round > 0) xs[i]!.push(performance.now() - t0);
+    }
+  }
+  return phases.map(([name], i) => [name, median(xs[i]!)]);
+}
+
+try {
+  const line = (i: number) => `Ledger line ${i}: account ${1000 + i}, amount ${(i * 37.5).toFixed(2)} EUR, reference REF-${i * 7}`;
+  const p200 = join(dir, "p200.pdf");
+  await Bun.write(p200, makePdf({ pages: Array.from({ length: 200 }, (_, n) => [`Ledger page ${n + 1}`, ...Array.from({ length: 30 }, (_, i) => line((n + 1) * 100 + i))]) }));
+  const bytes = await readFile(p200);
+  const loaded = (parseSpeed: number) => PDFDocument.load(bytes, { updateMetadata: false, parseSpeed });
+  const rotated = async () => {
+    const doc = await loaded(ParseSpeeds.Fastest);
+    for (const p of doc.getPages()) p.setRotation(degrees((p.getRotation().angle + 90) % 360));
+    return doc;
+  };
+  const doc = await rotated();
+  const out = join(dir, "out.pdf");
+  const written = await doc.save({ useObjectStreams: true, objectsPerTick: Number.POSITIVE_INFINITY });
+  await writeFile(out, written);
+  const every = Array.from({ length: 200 }, (_, i) => i + 1);
+  const rows = await timedRounds([
+    ["read the file", () => readFile(p200)],
+    ["pdf-lib load, default parse speed (yields every 100 objects)", () => loaded(ParseSpeeds.Slow)],
+    ["pdf-lib load, no yields", () => loaded(ParseSpeeds.Fastest)],
+    ["load (no yields) + set /Rotate on 200 pages", rotated],
+    ["load + rotate + save, object streams, no yields (a fresh document each time)", async () => (await rotated()).save({ useObjectStreams: true, objectsPerTick: Number.POSITIVE_INFINITY })],
+    ["load + rotate + save, no object streams, no yields", async () => (await rotated()).save({ useObjectStreams: false, objectsPerTick: Number.POSITIVE_INFINITY })],
+    ["save again, object streams, default 50 objects per tick", () => doc.save({ useObjectStreams: true })],
+    ["save again, object streams, no yields", () => doc.save({ useObjectStreams: true, objectsPerTick: Number.POSITIVE_INFINITY })],
+    ["save again, no object streams, no yields", () => doc.save({ useObjectStreams: false, objectsPerTick: Number.POSITIVE_INFINITY })],
+    ["pdf.js check from the file: open + page count", () => verifyPdf(out, 200)],
+    ["pdf.js check from the file: + pages 1 and 200 read (the check before)", () => verifyPdf(out, 200, [1, 200])],
+    ["pdf.js check from the bytes: open + page count", () => verifyPdf(written, 200)],
+    ["pdf.js check from the bytes: + every page's /Rotate read (the check now)", () => verifyPdf(written, 200, every)],
+    ["rotatePdf whole (load, rotate, save, write, check)", async () => {
+      const workDir = mkdtempSync(join(dir, "w-"));
+      await rotatePdf(p200, { workDir, maxPdfPages: 5000, declaredName: "bench.pdf" } as never, 90, null);
+      rmSync(workDir, { recursive: true, force: true });
+    }],
+  ]);
+  console.log(`\n# rotate phases — 200-page ledger (${fmt(bytes.byteLength / 1024)} KB), median of ${RUNS} after a warm-up; Bun ${Bun.version}; load ${load()}\n`);
+  console.log("| phase | ms |\n| --- | ---: |");
+  for (const [name, ms] of rows) console.log(`| ${name} | ${fmt(ms, 1)} |`);
+  console.log(`\nload after: ${load()}`);
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
