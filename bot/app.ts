@@ -245,7 +245,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   bot.use(fileIntake(services));
   const admins = new ChatAdmins(bot.api, log, now);
   bot.use(settings(services, admins));
-  bot.use(actions(services));
+  bot.use(actions(services, admins));
   bot.use(commands(services, (job) => janitor.erase(job), admins));
   bot.catch((err) => log.error({ err: err.error, update_id: err.ctx.update.update_id }, "handler error"));
 

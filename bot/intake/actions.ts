@@ -3,7 +3,12 @@
  * a reply. Every action is a job like any file (`store.intake`: one transaction, statuses, leases, limits,
  * expiry) from the same source `file_id` with the action as its variant, so pressing twice is one job.
  * Callback data is validated (bot/actions/callback-data.ts) and chat-scoped: the job must belong to the
- * chat the button was pressed in; in groups only the job's sender or an ADMIN_USER_IDS admin may press.
+ * chat the button was pressed in, else it is "not found" there (Bot API CallbackQuery.data: a client may
+ * send data no button of the message has). In groups only the job's sender, an admin of the group
+ * (getChatMember through bot/intake/chat-admins.ts, cached, never awaited by the handler) or a bot admin
+ * (ADMIN_USER_IDS) may press them (bot/intake/sender.ts `mayActOnJob`); a refused press is answered and
+ * makes nothing. The question a press opens belongs to the presser — to the group's anonymous admins
+ * when the presser is one (their answer comes `from` GroupAnonymousBot with `sender_chat` = the group).
  * A job whose result expired says so and loses its buttons. A range is checked against the page count
  * before a job is made; a wrong one, or a turn other than 90°/180°/270°, gets one clear message and no job.
  */
@@ -21,9 +26,9 @@ import { formatAction, isRotation, type PdfToolAction } from "../../processors/p
 import { parseRanges, type PageRange, type RangeProblem } from "../../processors/page-ranges.ts";
 import type { Facts } from "../../processors/types.ts";
 import { answerQuery } from "./answer-query.ts";
+import type { ChatAdmins } from "./chat-admins.ts";
 import { replyText } from "./files.ts";
-
-
+import { mayActOnJob, senderOf } from "./sender.ts";
 
 /** The action a button makes at once, or null for menus and questions. */
 function directAction(code: ActionCode): PdfToolAction | "searchable" | null {
@@ -45,17 +50,23 @@ function directAction(code: ActionCode): PdfToolAction | "searchable" | null {
   }
 }
 
-/** The Composer with the action buttons and the answers to their questions. */
-export function actions(services: Services): Composer<DocketContext> {
+/**
+ * The Composer with the action buttons and the answers to their questions.
+ * @param admins getChatMember answers (the same cache /settings and /delete use)
+ */
+export function actions(services: Services, admins: ChatAdmins): Composer<DocketContext> {
   const { store, config, log } = services;
   const c = new Composer<DocketContext>();
   const facts = (job: FileJob): Facts | null => (job.facts ? (JSON.parse(job.facts) as Facts) : null);
   const say = (chatId: number, text: string, replyTo?: number): void => void services.reply(chatId, text, replyTo !== undefined ? { replyTo } : {});
 
-  /** Make the action's job from `source` (store.intake, like a file) and send its reply. */
-  async function makeJob(ctx: DocketContext, job: FileJob, source: ActionSource, action: PdfToolAction | "searchable"): Promise<void> {
+  /**
+   * Make the action's job from `source` (store.intake, like a file) and send its reply.
+   * @param userId whom the new job belongs to: the presser, or the sender of the answer to a question
+   */
+  async function makeJob(ctx: DocketContext, job: FileJob, source: ActionSource, action: PdfToolAction | "searchable", userId: number): Promise<void> {
     const variant = action === "searchable" ? "searchable" : formatAction(action);
-    const input: NewJob = { ...source.file, updateId: ctx.update.update_id, chatId: job.chatId, userId: ctx.from!.id, messageId: job.messageId, languageCode: ctx.from?.language_code ?? null, variant };
+    const input: NewJob = { ...source.file, updateId: ctx.update.update_id, chatId: job.chatId, userId, messageId: job.messageId, languageCode: ctx.from?.language_code ?? null, variant };
     const admin = config.adminUserIds.includes(input.userId);
     const outcome = await store.intake(input, services.now(), {
       edited: false,
@@ -77,13 +88,24 @@ export function actions(services: Services): Composer<DocketContext> {
 
   c.callbackQuery(/^a:/, async (ctx) => {
     const data = parseActionData(ctx.callbackQuery.data);
-    const chatId = ctx.chat?.id;
-    const pressed = ctx.callbackQuery.message?.message_id;
-    if (!data || chatId === undefined || !ctx.from) return answerQuery(services, ctx);
+    const chat = ctx.chat;
+    if (!data || chat === undefined || !ctx.from) return answerQuery(services, ctx);
     const job = await store.get(data.jobId);
-    // Chat-scoped: a job of another chat is "not found" here, whatever the data says.
-    if (!job || job.chatId !== chatId) return answerQuery(services, ctx, { text: ctx.t("cmd-not-found", { id: String(data.jobId) }) });
-    if (job.userId !== ctx.from.id && !config.adminUserIds.includes(ctx.from.id)) return answerQuery(services, ctx, { text: ctx.t("cmd-not-yours", { id: String(job.id) }) });
+    // Chat-scoped: a job of another chat is "not found" here, whatever the data says — the same answer as
+    // for a job that does not exist, and no getChatMember: nothing about the other chat's job is told.
+    if (!job || job.chatId !== chat.id) return answerQuery(services, ctx, { text: ctx.t("cmd-not-found", { id: String(data.jobId) }) });
+    // A press has no sender_chat: the presser is `from`, even an anonymous admin (bot/intake/sender.ts).
+    const presser = senderOf({ from: ctx.from, chat });
+    const verdict = presser ? mayActOnJob(job.userId, presser, chat.type, config.adminUserIds) : "no";
+    await admins.whenKnown(services, chat.id, ctx.from.id, verdict, (ok) => (ok ? onPress(ctx, job, data.code) : answerQuery(services, ctx, { text: ctx.t("action-not-yours", { id: String(job.id) }) })), "action button");
+  });
+
+  /** An allowed press of button `code` of `job`. */
+  async function onPress(ctx: DocketContext & { from: NonNullable<DocketContext["from"]> }, job: FileJob, code: ActionCode): Promise<void> {
+    const chatId = job.chatId;
+    const pressed = ctx.callbackQuery?.message?.message_id;
+    // The question's answer comes from whoever the presser writes as: an anonymous admin writes as the group.
+    const asker = admins.anonymous(chatId, ctx.from.id) ? chatId : ctx.from.id;
     const source = isResultAlive(job, services.now()) ? actionSource(job, facts(job), await store.results(job.id)) : null;
     if (!source) {
       // Nothing dead stays on offer: the buttons go, the user is told why.
@@ -92,7 +114,7 @@ export function actions(services: Services): Composer<DocketContext> {
       return;
     }
     const lang = localeFor(ctx.from.language_code);
-    switch (data.code) {
+    switch (code) {
       case "rot":
         answerQuery(services, ctx);
         return editKeyboard(chatId, pressed, rotateKeyboard(lang, job.id));
@@ -105,7 +127,7 @@ export function actions(services: Services): Composer<DocketContext> {
       case "mrg": {
         if (source.kind !== "pdf") return answerQuery(services, ctx);
         // The files this user sends next (within the question's window) join this file in one merge job (bot/intake/files.ts).
-        await store.setPrompt({ chatId, userId: ctx.from.id, jobId: job.id, action: mergePrompt(ctx.update.update_id) }, services.now());
+        await store.setPrompt({ chatId, userId: asker, jobId: job.id, action: mergePrompt(ctx.update.update_id) }, services.now());
         answerQuery(services, ctx);
         void services.reply(chatId, ctx.t("action-ask-merge", { id: String(job.id), seconds: Math.round(config.mergeQuietMs / 1000) }), { replyTo: pressed ?? job.messageId });
         return;
@@ -114,23 +136,26 @@ export function actions(services: Services): Composer<DocketContext> {
       case "spl":
       case "rrng": {
         if (source.kind !== "pdf") return answerQuery(services, ctx);
-        const action = data.code === "ext" ? "extract" : data.code === "spl" ? "split" : "rotate";
-        await store.setPrompt({ chatId, userId: ctx.from.id, jobId: job.id, action }, services.now());
+        const action = code === "ext" ? "extract" : code === "spl" ? "split" : "rotate";
+        await store.setPrompt({ chatId, userId: asker, jobId: job.id, action }, services.now());
         answerQuery(services, ctx);
         void services.reply(chatId, ctx.t(`action-ask-${action}`, { id: String(job.id), pages: source.pages }), { replyTo: pressed ?? job.messageId, replyMarkup: { force_reply: true, selective: true } });
         return;
       }
     }
-    const action = directAction(data.code);
+    const action = directAction(code);
     if (!action || (source.kind === "image") !== (action !== "searchable" && action.tool === "topdf")) return answerQuery(services, ctx);
     answerQuery(services, ctx);
-    await makeJob(ctx, job, source, action);
-  });
+    await makeJob(ctx, job, source, action, ctx.from.id);
+  }
 
   // The answer to "which pages?": the user's next text in the chat while the question is open.
   c.on("message:text", async (ctx, next) => {
     if (ctx.message.text.startsWith("/")) return next();
-    const prompt = await store.takePrompt(ctx.chat.id, ctx.from.id, services.now(), PROMPT_MAX_AGE_MS);
+    // The question is the sender's: a person's own, or (sender_chat = the group) the anonymous admins'.
+    const sender = senderOf(ctx.message);
+    if (!sender) return next();
+    const prompt = await store.takePrompt(ctx.chat.id, sender.id, services.now(), PROMPT_MAX_AGE_MS);
     if (!prompt) return next();
     const replyTo = ctx.message.message_id;
     // A merge is answered with files, not text: text before any file means there is nothing to merge with.
@@ -144,7 +169,7 @@ export function actions(services: Services): Composer<DocketContext> {
       await store.setPrompt({ chatId: prompt.chatId, userId: prompt.userId, jobId: prompt.jobId, action: prompt.action }, services.now());
       return say(ctx.chat.id, problemText(ctx, answer.problem, source.pages), replyTo);
     }
-    await makeJob(ctx, job, source, answer.action);
+    await makeJob(ctx, job, source, answer.action, sender.id);
   });
 
   return c;

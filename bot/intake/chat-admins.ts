@@ -20,7 +20,7 @@ export const ADMIN_CACHE_MAX = 10_000;
 
 /** getChatMember answers, cached. */
 export class ChatAdmins {
-  private readonly cache = new Map<string, { admin: boolean; until: number }>();
+  private readonly cache = new Map<string, { admin: boolean; anonymous: boolean; until: number }>();
 
   /**
    * @param api the bot's Api (getChatMember carries a chat_id: a 429 on it holds that chat, bot/outbox/holds.ts)
@@ -34,10 +34,24 @@ export class ChatAdmins {
 
   /** The cached answer for `userId` in `chatId`, or undefined when none is fresh. */
   cached(chatId: number, userId: number): boolean | undefined {
+    return this.fresh(chatId, userId)?.admin;
+  }
+
+  /**
+   * Whether the cached answer says `userId` is an administrator of `chatId` who remains anonymous (Bot API
+   * ChatMemberAdministrator `is_anonymous`): their messages in the group come from GroupAnonymousBot with
+   * `sender_chat` = the group, while their button presses carry their own `from`. False when no fresh
+   * answer is cached (ask {@link check} first).
+   */
+  anonymous(chatId: number, userId: number): boolean {
+    return this.fresh(chatId, userId)?.anonymous ?? false;
+  }
+
+  private fresh(chatId: number, userId: number): { admin: boolean; anonymous: boolean } | undefined {
     const key = `${chatId}:${userId}`;
     const hit = this.cache.get(key);
     if (!hit) return undefined;
-    if (hit.until > this.now()) return hit.admin;
+    if (hit.until > this.now()) return hit;
     this.cache.delete(key);
     return undefined;
   }
@@ -54,7 +68,7 @@ export class ChatAdmins {
       });
       const member = await Promise.race([this.api.getChatMember(chatId, userId, AbortSignal.timeout(ADMIN_CHECK_BOUND_MS) as never), bound]);
       const admin = member.status === "creator" || member.status === "administrator";
-      this.remember(`${chatId}:${userId}`, admin);
+      this.remember(`${chatId}:${userId}`, admin, admin && "is_anonymous" in member && member.is_anonymous === true);
       return admin;
     } catch (err) {
       this.log.warn({ chat_id: chatId, user_id: userId, err: (err as Error).message }, "getChatMember failed; the member is treated as not an admin for this command");
@@ -82,9 +96,9 @@ export class ChatAdmins {
     services.background(async () => act(await this.check(chatId, userId)), what);
   }
 
-  private remember(key: string, admin: boolean): void {
+  private remember(key: string, admin: boolean, anonymous: boolean): void {
     this.cache.delete(key);
-    this.cache.set(key, { admin, until: this.now() + ADMIN_CACHE_MS });
+    this.cache.set(key, { admin, anonymous, until: this.now() + ADMIN_CACHE_MS });
     if (this.cache.size > ADMIN_CACHE_MAX) this.cache.delete(this.cache.keys().next().value!);
   }
 }

@@ -49,6 +49,12 @@ async function packedPdf(): Promise<Uint8Array> {
 
 const fivePages = () => makePdf({ pages: [["P1"], ["P2"], ["P3"], ["P4"], ["P5"]] });
 
+/** The answer to a press by someone who may not use job `id`'s buttons (en). */
+const notYours = (id: number) => `Only the member who sent the file of job #${id}, an admin of this group or the bot’s admin can use its buttons.`;
+
+/** Texts of the successful answerCallbackQuery calls, in order. */
+const answers = (s: Stack): string[] => s.em.calls.filter((c) => c.method === "answerCallbackQuery" && c.ok).map((c) => String(c.params.text ?? ""));
+
 describe("actions on a result (issue 15)", () => {
   test("rotate (en): the keyboard fits a PDF, the rotate menu, 90° every page as a new job with its statuses; pressing again is the same job", async () => {
     await withStack({}, async (s) => {
@@ -148,7 +154,7 @@ describe("actions on a result (issue 15)", () => {
       const other = g.member(s.em.user({ language_code: "en" }));
       const { id, final } = await readyWithKeyboard(s, owner, fivePages(), "g.pdf", "Done, job #");
       await other.pressButton(final.message_id, `a:${id}:rot`);
-      await expect.poll(() => s.em.calls.filter((c) => c.method === "answerCallbackQuery" && String(c.params.text ?? "").startsWith(`Job #${id} belongs to another member`)).length).toBe(1);
+      await expect.poll(() => s.em.calls.filter((c) => c.method === "answerCallbackQuery" && c.params.text === notYours(id)).length).toBe(1);
       // Some pages, by 45°: one clear message, no job.
       await owner.pressButton(final.message_id, `a:${id}:rot`);
       await owner.waitFor((m) => buttons(m.find((x) => x.message_id === final.message_id)).includes(`a:${id}:rrng`));
@@ -166,6 +172,83 @@ describe("actions on a result (issue 15)", () => {
       await owner.pressButton(final.message_id, `a:${id}:back`);
       await expect.poll(() => s.em.calls.filter((c) => c.method === "answerCallbackQuery" && String(c.params.text ?? "").startsWith(`The result of job #${id} has expired`)).length).toBe(1);
       await owner.waitFor((m) => buttons(m.find((x) => x.message_id === final.message_id)).length === 0);
+    });
+  }, 120_000);
+
+  test("group rights (en): a member's press and answer make nothing; a group administrator (getChatMember), a bot admin and an anonymous admin (answering as the group) may", async () => {
+    const BOT_ADMIN = 5_550_001;
+    await withStack({ env: { ADMIN_USER_IDS: String(BOT_ADMIN) } }, async (s) => {
+      const g = s.em.group();
+      const owner = g.member(s.em.user({ language_code: "en" }));
+      const member = g.member(s.em.user({ language_code: "en" }));
+      const admin = g.member(s.em.user({ language_code: "en" }), "administrator");
+      const botAdmin = g.member(s.em.user({ id: BOT_ADMIN, language_code: "en" }));
+      const anon = g.member(s.em.user({ language_code: "en" }), "administrator", { anonymous: true });
+      const { id, final } = await readyWithKeyboard(s, owner, fivePages(), "g.pdf", "Done, job #");
+      const jobs = async () => (await s.app.services.store.listByChat(g.id, 20)).filter((j) => j.id !== id);
+
+      // A plain member (getChatMember: member): refused, no question opened, so their range makes nothing.
+      await member.pressButton(final.message_id, `a:${id}:ext`);
+      await expect.poll(() => answers(s), { timeout: 15_000 }).toEqual([notYours(id)]);
+      await member.sendText("1-2");
+      await expect.poll(() => s.em.pendingUpdates(), { timeout: 15_000 }).toBe(0);
+      expect(await jobs()).toEqual([]);
+      expect(g.messages().some((m) => m.text?.includes("Which pages"))).toBe(false);
+
+      // A bot admin (ADMIN_USER_IDS, not a group admin): allowed without asking getChatMember.
+      await botAdmin.pressButton(final.message_id, `a:${id}:ext`);
+      await botAdmin.waitFor((m) => m.some((x) => x.text?.startsWith(`Job #${id} has 5 pages. Which pages`)));
+      await botAdmin.sendText("1-2");
+      const ex = await nextJob(s, g.id, id);
+      expect([ex.status, ex.variant, ex.userId]).toEqual(["ready", "extract:1-2", BOT_ADMIN]);
+
+      // An anonymous administrator presses as themselves and answers as the group (sender_chat): the split is the group's.
+      await anon.pressButton(final.message_id, `a:${id}:spl`);
+      await anon.waitFor((m) => m.some((x) => x.text?.startsWith(`Job #${id} has 5 pages. How should I split it?`)));
+      await anon.sendText("1-3,4-");
+      const sp = await nextJob(s, g.id, ex.id);
+      expect([sp.status, sp.variant, sp.userId]).toEqual(["ready", "split:1-3,4-5", g.id]);
+
+      // A group administrator: the rotate menu, then 90° — their job; their second press used the cached answer.
+      await admin.pressButton(final.message_id, `a:${id}:rot`);
+      await admin.waitFor((m) => buttons(m.find((x) => x.message_id === final.message_id)).includes(`a:${id}:r90`));
+      await admin.pressButton(final.message_id, `a:${id}:r90`);
+      const rot = await nextJob(s, g.id, sp.id);
+      expect([rot.status, rot.variant, rot.userId]).toEqual(["ready", "rotate:90", admin.id]);
+      expect((await PDFDocument.load(await resultBytes(s, rot.id))).getPages().map((p) => p.getRotation().angle)).toEqual([90, 90, 90, 90, 90]);
+      expect((await jobs()).length).toBe(3);
+      expect(s.em.calls.filter((c) => c.method === "getChatMember").map((c) => c.params.user_id)).toEqual([member.id, anon.id, admin.id]);
+    });
+  }, 180_000);
+
+  test("a forged press in another chat carrying this chat's job id: 'not found' like a job that does not exist, no job, nothing sent, no getChatMember", async () => {
+    await withStack({}, async (s) => {
+      const [gA, gB] = [s.em.group(), s.em.group()];
+      const alice = gA.member(s.em.user({ language_code: "en" }));
+      // An administrator of B, not of A: her rights in B are no key to A's jobs.
+      const mallory = gB.member(s.em.user({ language_code: "en" }), "administrator");
+      const { id: a } = await readyWithKeyboard(s, alice, fivePages(), "a.pdf", "Done, job #");
+      const { id: b, final } = await readyWithKeyboard(s, mallory, fivePages(), "b.pdf", "Done, job #");
+      await expect.poll(() => s.em.pendingUpdates(), { timeout: 15_000 }).toBe(0);
+      const from = s.em.calls.length;
+      const seenA = gA.messages().length;
+      const seenB = gB.messages().length;
+      const none = b + 1000;
+      await mallory.pressForged(final.message_id, `a:${a}:r90`);
+      await mallory.pressForged(final.message_id, `a:${a}:ext`);
+      await mallory.pressForged(final.message_id, `a:${none}:r90`);
+      await expect.poll(() => answers(s).slice(-3), { timeout: 15_000 }).toEqual([`Job #${a} was not found in this chat.`, `Job #${a} was not found in this chat.`, `Job #${none} was not found in this chat.`]);
+      await expect.poll(() => s.em.pendingUpdates(), { timeout: 15_000 }).toBe(0);
+      // Every call those presses made was its answer: nothing sent or edited in either chat, nobody asked about.
+      expect(s.em.calls.slice(from).filter((c) => c.method !== "getUpdates").map((c) => c.method)).toEqual(["answerCallbackQuery", "answerCallbackQuery", "answerCallbackQuery"]);
+      expect([gA.messages().length, gB.messages().length]).toEqual([seenA, seenB]);
+      expect((await s.app.services.store.listByChat(gA.id, 20)).map((j) => j.id)).toEqual([a]);
+      expect((await s.app.services.store.listByChat(gB.id, 20)).map((j) => j.id)).toEqual([b]);
+      expect((await s.app.services.store.get(a))?.status).toBe("ready");
+      // The same forged data naming B's own job works in B (her own job): the refusal above was the chat scope.
+      await mallory.pressForged(final.message_id, `a:${b}:r90`);
+      const rot = await nextJob(s, gB.id, b);
+      expect([rot.status, rot.variant, rot.chatId]).toEqual(["ready", "rotate:90", gB.id]);
     });
   }, 120_000);
 

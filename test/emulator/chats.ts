@@ -43,7 +43,7 @@ export class Chat {
   readonly drafts: Array<{ draft_id: number; text: string }> = [];
   readonly actions: string[] = [];
   /** Groups: members by user id with their Bot API ChatMember status (getChatMember; others are `left`). */
-  readonly members = new Map<number, { user: Record<string, unknown>; status: MemberStatus }>();
+  readonly members = new Map<number, { user: Record<string, unknown>; status: MemberStatus; anonymous?: boolean }>();
   private readonly listeners = new Set<() => void>();
 
   /**

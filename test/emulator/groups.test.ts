@@ -1,4 +1,4 @@
-/** Groups: getChatMember statuses and errors, anonymous admins and channels as senders (`sender_chat`). */
+/** Groups: getChatMember statuses and errors, anonymous admins and channels as senders (`sender_chat`), forged presses. */
 import type { Api } from "grammy";
 import { describe, expect, it } from "vitest";
 import type { Emulator } from "./index.ts";
@@ -47,5 +47,51 @@ describe("senders with sender_chat", () => {
     await plain.sendText("hi");
     const [p] = await api.getUpdates({ offset: c!.update_id + 1, timeout: 0 });
     expect(p!.message!.sender_chat).toBeUndefined();
+  });
+});
+
+/** The updates queued since the last call (earlier tests' updates are confirmed and skipped). */
+let confirmed = 0;
+async function fresh() {
+  const all = await api.getUpdates({ offset: confirmed + 1, timeout: 0 });
+  if (all.length) confirmed = all.at(-1)!.update_id;
+  return all;
+}
+
+describe("an administrator who remains anonymous", () => {
+  it("writes as the group, presses as themselves; getChatMember says is_anonymous; others are not anonymous", async () => {
+    const g = em.group({ title: "Team" });
+    const person = em.user({ first_name: "Ann" });
+    const ann = g.member(person, "administrator", { anonymous: true });
+    const bob = g.member(em.user(), "administrator");
+    expect(ann.id).toBe(person.id);
+    expect(await api.getChatMember(g.id, person.id)).toMatchObject({ status: "administrator", is_anonymous: true, user: { id: person.id } });
+    expect(await api.getChatMember(g.id, bob.id)).toMatchObject({ status: "administrator", is_anonymous: false });
+    expect(() => g.member(em.user(), "member", { anonymous: true })).toThrow(/only the creator or an administrator/);
+    await fresh();
+    await ann.sendText("hello");
+    const [m] = await fresh();
+    expect(m!.message).toMatchObject({ from: { id: 1087968824 }, sender_chat: { id: g.id }, text: "hello" });
+    const sent = await api.sendMessage(g.id, "pick", { reply_markup: { inline_keyboard: [[{ text: "A", callback_data: "a" }]] } });
+    await ann.pressButton(sent.message_id, "a");
+    const [q] = await fresh();
+    expect(q!.callback_query).toMatchObject({ from: { id: person.id, first_name: "Ann" }, data: "a", message: { message_id: sent.message_id } });
+    expect(q!.callback_query).not.toHaveProperty("sender_chat");
+  });
+});
+
+describe("pressForged", () => {
+  it("sends data no button has, on a bot message of the chat only; the query is answered once", async () => {
+    const g = em.group();
+    const u = g.member(em.user());
+    const sent = await api.sendMessage(g.id, "pick", { reply_markup: { inline_keyboard: [[{ text: "A", callback_data: "a" }]] } });
+    await expect(u.pressButton(sent.message_id, "zzz")).rejects.toThrow(/has no button/);
+    await fresh();
+    const press = await u.pressForged(sent.message_id, "zzz");
+    const [q] = await fresh();
+    expect(q!.callback_query).toMatchObject({ id: press.callback_query_id, data: "zzz", from: { id: u.id } });
+    expect(await api.answerCallbackQuery(press.callback_query_id!)).toBe(true);
+    expect(await apiFailure(api.answerCallbackQuery(press.callback_query_id!))).toMatchObject({ code: 400 });
+    await expect(u.pressForged(9999, "zzz")).rejects.toThrow(/no bot message 9999/);
   });
 });

@@ -172,7 +172,7 @@ const ADMIN_RIGHTS = {
 
 /**
  * getChatMember (TBA `process_get_chat_member_query`): `{user, status, …}` — `creator`, `administrator`
- * with its rights, `member`, or `left` for a user the emulator knows who is not in the group (the user of
+ * with its rights (`is_anonymous`: the admin writes as the group), `member`, or `left` for a user the emulator knows who is not in the group (the user of
  * a private chat is its `member`). Errors: "chat not found", "invalid user_id specified" (absent or ≤ 0),
  * "user not found" (an id nobody has).
  */
@@ -182,8 +182,9 @@ function getChatMember(c: Ctx): unknown {
   if (userId <= 0) throw badRequest("invalid user_id specified");
   const member = chat.members.get(userId);
   if (member) {
-    if (member.status === "administrator") return { user: member.user, status: "administrator", ...ADMIN_RIGHTS };
-    if (member.status === "creator") return { user: member.user, status: "creator", is_anonymous: false };
+    const is_anonymous = member.anonymous === true;
+    if (member.status === "administrator") return { user: member.user, status: "administrator", ...ADMIN_RIGHTS, is_anonymous };
+    if (member.status === "creator") return { user: member.user, status: "creator", is_anonymous };
     return { user: member.user, status: "member" };
   }
   const known = c.core.chats.get(userId);

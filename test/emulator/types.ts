@@ -261,6 +261,12 @@ export interface ChatUser {
   sendText(text: string): Promise<SentUpdate>;
   /** Presses an inline button (must exist on that bot message with this callback_data); queues a callback_query update. */
   pressButton(messageId: number, data: string): Promise<SentUpdate>;
+  /**
+   * A press on bot message `messageId` of this chat carrying `data` that no button of it has — what a
+   * modified client can send (Bot API CallbackQuery.data: "the message originated the query can contain
+   * no callback buttons with this data"); queues a callback_query update.
+   */
+  pressForged(messageId: number, data: string): Promise<SentUpdate>;
   /** Messages the chat shows now, in order (bot messages only unless asked). */
   messages(filter?: MessagesFilter): ChatMessage[];
   /** Human-readable chat log: user sends, bot sends, edits, deletes, drafts, chat actions. */
@@ -283,9 +289,11 @@ export interface Group {
   readonly title: string;
   /**
    * A member whose messages go to this group chat, with their status for getChatMember (default
-   * `member`; users who were never made members are `left`).
+   * `member`; users who were never made members are `left`). `anonymous`: a creator or administrator who
+   * remains anonymous — their messages come from GroupAnonymousBot with `sender_chat` = this group, their
+   * button presses from themselves (`id` is theirs), getChatMember says `is_anonymous: true`.
    */
-  member(user: ChatUser, status?: "creator" | "administrator" | "member"): ChatUser;
+  member(user: ChatUser, status?: "creator" | "administrator" | "member", opts?: { anonymous?: boolean }): ChatUser;
   /** An anonymous admin: messages `from` GroupAnonymousBot (1087968824) with `sender_chat` = this group. */
   anonymousAdmin(): ChatUser;
   /** A channel posting here (a linked channel's post, a member posting as their channel): `from` Channel_Bot (136817688), `sender_chat` = the channel. */

@@ -54,18 +54,22 @@ export class ChatUserImpl implements ChatUser {
    * @param user Bot API User object of the person.
    * @param chat the chat their messages go to (private chat or a group).
    * @param senderChat Bot API `sender_chat` of their messages (an anonymous admin: the group; a channel)
+   * @param presser the `from` of their button presses when it is not `user`: an administrator who remains
+   *   anonymous writes as the group (`user` = GroupAnonymousBot) but presses as themselves (Bot API
+   *   CallbackQuery has `from` and no `sender_chat`)
    */
   constructor(
     private readonly core: Core,
     user: Record<string, unknown>,
     private readonly chat: Chat,
     private readonly senderChat?: Record<string, unknown>,
+    private readonly presser: Record<string, unknown> = user,
   ) {
     this.user = user;
   }
 
   get id(): number {
-    return this.user.id as number;
+    return this.presser.id as number;
   }
   get chatId(): number {
     return this.chat.id;
@@ -135,13 +139,25 @@ export class ChatUserImpl implements ChatUser {
     if (!m || m.deleted || !kb?.flat().some((b) => b.callback_data === data)) {
       throw new Error(`emulator: message ${messageId} in chat ${this.chat.id} has no button with callback_data ${JSON.stringify(data)}`);
     }
+    return this.press(m, data, "pressed");
+  }
+
+  async pressForged(messageId: number, data: string): Promise<SentUpdate> {
+    const m = this.chat.get(messageId);
+    if (!m || m.deleted || m.from !== "bot") throw new Error(`emulator: chat ${this.chat.id} has no bot message ${messageId} to press on`);
+    return this.press(m, data, "forged a press on");
+  }
+
+  /** Queue the callback_query update of a press on bot message `m` carrying `data`. */
+  private press(m: StoredMessage, data: string, verb: string): SentUpdate {
+    const messageId = m.message_id;
     const id = BigInt.asUintN(63, randomBytes(8).readBigUInt64BE()).toString();
     this.core.callbackQueries.set(id, { answered: false, chatId: this.chat.id });
-    this.chat.note(`user ${this.user.first_name as string} pressed #${messageId} [${data}]`);
+    this.chat.note(`user ${this.presser.first_name as string} ${verb} #${messageId} [${data}]`);
     const update_id = this.core.updates.push({
       callback_query: {
         id,
-        from: this.user,
+        from: this.presser,
         message: this.chat.apiMessage(m),
         chat_instance: String(this.chat.id * 7 + 3),
         data,
@@ -209,9 +225,12 @@ export function createGroup(core: Core, init: { id?: number; title?: string } = 
   return {
     id,
     title,
-    member: (u: ChatUser, status: MemberStatus = "member") => {
-      chat.members.set(u.id, { user: u.user, status });
-      return new ChatUserImpl(core, u.user, chat);
+    member: (u: ChatUser, status: MemberStatus = "member", opts: { anonymous?: boolean } = {}) => {
+      const anonymous = opts.anonymous === true;
+      if (anonymous && status === "member") throw new Error("emulator: only the creator or an administrator can remain anonymous");
+      chat.members.set(u.id, { user: u.user, status, anonymous });
+      // An anonymous admin's messages come from GroupAnonymousBot as the group; their presses as themselves.
+      return anonymous ? new ChatUserImpl(core, { ...GROUP_ANONYMOUS_BOT }, chat, chat.apiChat(), u.user) : new ChatUserImpl(core, u.user, chat);
     },
     anonymousAdmin: () => new ChatUserImpl(core, { ...GROUP_ANONYMOUS_BOT }, chat, chat.apiChat()),
     channel: (init: { id?: number; title?: string } = {}) => {

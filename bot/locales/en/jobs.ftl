@@ -162,6 +162,7 @@ action-name-compress = compressing
 action-name-topdf = making a PDF
 action-name-searchable = making a searchable PDF
 action-accepted = Job #{ $id }: { $action } the file of job #{ $source }. Queued — I’ll tell you when it’s done.
+action-not-yours = Only the member who sent the file of job #{ $id }, an admin of this group or the bot’s admin can use its buttons.
 action-expired = The result of job #{ $id } has expired, so its buttons no longer work. Send the file again to use them.
 action-ask-extract = Job #{ $id } has { $pages } { $pages ->
     [one] page
