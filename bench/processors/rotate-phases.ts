@@ -4,7 +4,8 @@
  * 200-page ledger: pdf-lib load (at its default parse speed, 100 objects per event-loop tick, and with
  * no yields), setting each page's /Rotate, save (object streams or not; pdf-lib's default 50 objects per
  * tick, or no yields), the pdf.js check (open + page count + the rotation of pages read back), and
- * rotatePdf whole (as it is now: no yields, object streams, every page checked from the bytes). `bun bench/processors/rotate-phases.ts [runs=15]`
+ * rotatePdf whole (as it is now: no yields, object streams only where the input had them — this one has
+ * none — and every page's /Rotate read back from the bytes in one wave). `bun bench/processors/rotate-phases.ts [runs=15]`
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
@@ -49,7 +50,8 @@ try {
   };
   const doc = await rotated();
   const out = join(dir, "out.pdf");
-  const written = await doc.save({ useObjectStreams: true, objectsPerTick: Number.POSITIVE_INFINITY });
+  const packed = await doc.save({ useObjectStreams: true, objectsPerTick: Number.POSITIVE_INFINITY });
+  const written = await doc.save({ useObjectStreams: false, objectsPerTick: Number.POSITIVE_INFINITY });
   await writeFile(out, written);
   const every = Array.from({ length: 200 }, (_, i) => i + 1);
   const rows = await timedRounds([
@@ -66,6 +68,7 @@ try {
     ["pdf.js check from the file: + pages 1 and 200 read (the check before)", () => verifyPdf(out, 200, [1, 200])],
     ["pdf.js check from the bytes: open + page count", () => verifyPdf(written, 200)],
     ["pdf.js check from the bytes: + every page's /Rotate read (the check now)", () => verifyPdf(written, 200, every)],
+    ["the same check of the output written with object streams", () => verifyPdf(packed, 200, every)],
     ["rotatePdf whole (load, rotate, save, write, check)", async () => {
       const workDir = mkdtempSync(join(dir, "w-"));
       await rotatePdf(p200, { workDir, maxPdfPages: 5000, declaredName: "bench.pdf" } as never, 90, null);

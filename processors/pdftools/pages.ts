@@ -1,7 +1,8 @@
 /**
  * Rotate, extract and split (issue 15 items 2 and 5) with pdf-lib: rotation sets each page's `/Rotate`
  * (no re-rendering: text and vectors stay as they are); extract copies the chosen pages into one new PDF,
- * split into one PDF per range. Every output is opened again with pdf.js before it is returned.
+ * split into one PDF per range. Each output keeps the source's use of object streams (load.ts
+ * `usesObjectStreams`) and is opened again with pdf.js before it is returned.
  */
 import { join } from "node:path";
 import { degrees, PDFDocument } from "@cantoo/pdf-lib";
@@ -9,7 +10,7 @@ import { outputFile } from "../naming.ts";
 import { pagesOf, type PageRange } from "../page-ranges.ts";
 import { ProcessingError, type Facts, type ProcessorOptions, type ProcessorOutput, type ProcessorResult } from "../types.ts";
 import type { Rotation } from "./action.ts";
-import { loadPdf, savePdf } from "./load.ts";
+import { loadPdf, savePdf, usesObjectStreams } from "./load.ts";
 
 /** A range past the document's end: the range was checked against the page count at the press, so the file is not the one checked. */
 function checkRanges(ranges: readonly PageRange[], pages: number): void {
@@ -36,7 +37,7 @@ export async function rotatePdf(inputPath: string, options: ProcessorOptions, by
   // pdf.js must see the rotation written (issue 15: outputs opened and checked before `ready`): every
   // page's /Rotate is read back — the turned ones turned, the others as they were.
   const all = want.map((_, i) => i + 1);
-  const saved = await savePdf(doc, join(options.workDir, "rotated.pdf"), all);
+  const saved = await savePdf(doc, join(options.workDir, "rotated.pdf"), all, usesObjectStreams(doc));
   const wrong = all.find((n) => saved.rotations.get(n) !== want[n - 1]);
   if (wrong !== undefined) throw new ProcessingError("processing_crashed", {}, `pdf.js reads page ${wrong} rotated ${saved.rotations.get(wrong)}°, ${want[wrong - 1]}° was written`);
   const facts: Facts = { type: "application/pdf", label: "PDF document", pages, rotated: chosen.size, degrees: by };
@@ -58,7 +59,7 @@ export async function extractPdf(inputPath: string, options: ProcessorOptions, r
   const src = await loadPdf(inputPath, options.maxPdfPages);
   checkRanges(ranges, src.getPageCount());
   const numbers = pagesOf(ranges);
-  await savePdf(await pick(src, numbers), join(options.workDir, "extract.pdf"));
+  await savePdf(await pick(src, numbers), join(options.workDir, "extract.pdf"), [], usesObjectStreams(src));
   const facts: Facts = { type: "application/pdf", label: "PDF document", pages: src.getPageCount(), extracted: numbers.length, outputPages: numbers.length };
   return { outputs: [await outputFile(options, "extract.pdf", `-pages-${label}.pdf`, "application/pdf", "document")], facts };
 }
@@ -73,7 +74,7 @@ export async function splitPdf(inputPath: string, options: ProcessorOptions, ran
   const outputs: ProcessorOutput[] = [];
   for (const [i, r] of ranges.entries()) {
     const name = `split-${i}.pdf`;
-    await savePdf(await pick(src, pagesOf([r])), join(options.workDir, name));
+    await savePdf(await pick(src, pagesOf([r])), join(options.workDir, name), [], usesObjectStreams(src));
     outputs.push(await outputFile(options, name, r.from === r.to ? `-p${r.from}.pdf` : `-p${r.from}-${r.to}.pdf`, "application/pdf", "document"));
     options.onProgress?.(i + 1, ranges.length);
   }

@@ -118,4 +118,19 @@ describe("PDF tools", () => {
     await expect(verifyPdf(bytes, 71)).rejects.toMatchObject({ reason: "processing_crashed" });
     await expect(verifyPdf(new TextEncoder().encode("%PDF-1.4\nnot a pdf"), 1)).rejects.toMatchObject({ reason: "processing_crashed" });
   });
+
+  test("page tools keep the source's object streams, as qpdf does by default: none in, none out; packed in, packed out", async () => {
+    const { PDFDocument } = await import("@cantoo/pdf-lib");
+    const { readFile } = await import("node:fs/promises");
+    const packed = (b: Uint8Array) => Buffer.from(b).includes("/ObjStm");
+    const plainIn = fivePages();
+    const packedIn = await (await PDFDocument.load(plainIn)).save({ useObjectStreams: true });
+    expect([packed(plainIn), packed(packedIn)]).toEqual([false, true]);
+    for (const [i, [bytes, want]] of ([[plainIn, false], [packedIn, true]] as const).entries()) {
+      for (const action of ["rotate:90", "extract:2-3", "split:1-2,3-5"]) {
+        const r = await run(await put(`in-${i}-${action.split(":")[0]}`, bytes), action);
+        for (const o of r.outputs) expect([action, packed(await readFile(o.path))]).toEqual([action, want]);
+      }
+    }
+  });
 });
