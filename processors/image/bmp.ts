@@ -2,10 +2,13 @@
  * BMP input. sharp's prebuilt libvips has no BMP loader ("unsupported image format",
  * checked on sharp 0.35.5), so BMP is decoded by `bmp-ts` (pure TypeScript) into raw
  * RGBA, after the header's size has been checked against the pixel limit
- * (field case BR-14: refuse from the header, before decoding).
+ * (field case BR-14: refuse from the header, before decoding). {@link bmpInput} is the one way
+ * in for every path that reads a BMP (the image processor, an album's page).
  */
 import { decode } from "bmp-ts";
+import sharp, { type Sharp } from "sharp";
 import { ProcessingError } from "../types.ts";
+import { checkPixels } from "./pixels.ts";
 
 /** Size fields of a BMP header. */
 export interface BmpHeader {
@@ -59,4 +62,20 @@ export function decodeBmp(bytes: Uint8Array, header: BmpHeader): { data: Buffer;
     rgb[j + 2] = rgba[i + 2]!;
   }
   return { data: rgb, width, height, channels: 3 };
+}
+
+/**
+ * A BMP file as a sharp pipeline of its decoded pixels: the header read, its size checked against
+ * `maxInputPixels` before decoding (BR-14), then decoded by bmp-ts (sharp cannot read BMP).
+ * @param path the BMP file; @param maxInputPixels MAX_INPUT_PIXELS
+ * @returns the raw-input pipeline (not yet oriented, resized or encoded) and its size and channels
+ * @throws ProcessingError `too_many_pixels`, `truncated`, `corrupt`
+ */
+export async function bmpInput(path: string, maxInputPixels: number): Promise<{ pipeline: Sharp; width: number; height: number; channels: 3 | 4 }> {
+  const bytes = await Bun.file(path).bytes();
+  const header = readBmpHeader(bytes);
+  checkPixels(header.width, header.height, 1, maxInputPixels);
+  const raw = decodeBmp(bytes, header);
+  const pipeline = sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels }, limitInputPixels: maxInputPixels });
+  return { pipeline, width: raw.width, height: raw.height, channels: raw.channels };
 }

@@ -26,7 +26,8 @@ import { detectFile } from "../detect.ts";
 import { outputFile } from "../naming.ts";
 import { ProcessingError, type Detection, type Facts, type ProcessorOptions, type ProcessorResult } from "../types.ts";
 import { composeApng, parseApng } from "./apng.ts";
-import { decodeBmp, readBmpHeader } from "./bmp.ts";
+import { bmpInput } from "./bmp.ts";
+import { checkPixels } from "./pixels.ts";
 import { isCutShort } from "./complete.ts";
 import { sharpFailure, type ImageContext } from "./errors.ts";
 
@@ -42,23 +43,6 @@ export const DEFAULT_MAX_FRAMES = 1000;
 /** Size of the image as displayed: EXIF orientations 5–8 swap width and height (BR-17). */
 export function displayedSize(width: number, height: number, orientation: number | undefined): { width: number; height: number } {
   return orientation && orientation >= 5 && orientation <= 8 ? { width: height, height: width } : { width, height };
-}
-
-/** Megapixels rounded to one decimal. */
-function megapixels(pixels: number): number {
-  return Math.round(pixels / 1e5) / 10;
-}
-
-/** Refuse before decoding when the header declares more pixels than allowed (BR-14). */
-function checkPixels(width: number, frameHeight: number, frames: number, limit: number): void {
-  const pixels = width * frameHeight * frames;
-  if (pixels > limit) {
-    throw new ProcessingError(
-      "too_many_pixels",
-      { width, height: frameHeight, megapixels: megapixels(width * frameHeight), limit: megapixels(limit) },
-      `header declares ${width}x${frameHeight}x${frames} px, limit ${limit}`,
-    );
-  }
 }
 
 /** Output encoding chosen for an input: JPEG, lossy WebP (animation, alpha) or lossless WebP (palette). */
@@ -154,11 +138,8 @@ export async function processImage(inputPath: string, options: ProcessorOptions,
   }
 
   if (detection.ext === "bmp") {
-    const bytes = await Bun.file(inputPath).bytes();
-    const header = readBmpHeader(bytes);
-    checkPixels(header.width, header.height, 1, options.maxInputPixels);
-    const raw = decodeBmp(bytes, header);
-    pipeline = sharp(raw.data, { raw: { width: raw.width, height: raw.height, channels: raw.channels }, limitInputPixels: options.maxInputPixels });
+    const raw = await bmpInput(inputPath, options.maxInputPixels);
+    pipeline = raw.pipeline;
     meta = { format: "raw", width: raw.width, height: raw.height, channels: raw.channels, hasAlpha: raw.channels === 4, space: "srgb" } as Metadata;
     storedWidth = raw.width;
     frameHeight = raw.height;

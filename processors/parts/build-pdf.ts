@@ -2,7 +2,8 @@
  * The "parts" processor (issue 13 item 5, issue 15 item 3): the files of a multi-part job (an album)
  * become ONE PDF, pages in album order. An image becomes one page (auto-oriented; a JPEG or PNG without
  * an EXIF rotation is embedded as it is, anything else re-encoded by sharp), a PDF contributes all its
- * pages (pdf-lib `copyPages`: text and vectors kept). A part that is neither, or that cannot be read, is
+ * pages (pdf-lib `copyPages`: text and vectors kept). A BMP goes through the image processor's decoder
+ * (processors/image/bmp.ts: sharp has no BMP loader). A part that is neither, or that cannot be read, is
  * left out and named in the facts (`failedParts`); the rest still makes the PDF. The output is written
  * with pdf-lib (the maintained `@cantoo/pdf-lib` fork) and opened again with pdf.js before it is returned.
  * With the chat's `searchable` setting (and OCR available) the album PDF then goes through the PDF
@@ -13,6 +14,7 @@ import { join } from "node:path";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import sharp from "sharp";
 import { detectFile } from "../detect.ts";
+import { bmpInput } from "../image/bmp.ts";
 import { sharpFailure } from "../image/errors.ts";
 import { outputFile } from "../naming.ts";
 import { loadPdf, savePdf } from "../pdftools/load.ts";
@@ -38,6 +40,17 @@ export function imagePageSize(width: number, height: number): { width: number; h
 
 /** The encoded image to embed: the original bytes when pdf-lib can take them as they are, else a sharp re-encode. */
 async function pageImage(path: string, maxInputPixels: number, ext: string, label: string): Promise<{ bytes: Uint8Array; png: boolean; width: number; height: number }> {
+  if (ext === "bmp") {
+    // sharp has no BMP loader: the image processor's decoder (bmp-ts, the pixel limit first), then JPEG, or PNG with alpha.
+    const raw = await bmpInput(path, maxInputPixels);
+    const alpha = raw.channels === 4;
+    try {
+      const { data, info } = alpha ? await raw.pipeline.png().toBuffer({ resolveWithObject: true }) : await raw.pipeline.jpeg({ quality: 90 }).toBuffer({ resolveWithObject: true });
+      return { bytes: data, png: alpha, width: info.width, height: info.height };
+    } catch (err) {
+      throw sharpFailure(err, { ext, label });
+    }
+  }
   try {
     const meta = await sharp(path, { limitInputPixels: maxInputPixels }).metadata();
     const upright = meta.orientation === undefined || meta.orientation === 1;

@@ -3,7 +3,9 @@
  * album's files, in order — images as upright pages, PDFs with their pages and text kept; parts that are
  * not usable are named, not fatal; the output is re-opened with pdf.js.
  */
+import { execFileSync } from "node:child_process";
 import { describe, expect, test } from "vitest";
+import sharp from "sharp";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import { makeJpeg, makePdf } from "../../scripts/samples/index.ts";
 import { buildPdfFromParts, imagePageSize } from "../../processors/parts/build-pdf.ts";
@@ -11,6 +13,7 @@ import { processFile } from "../../processors/process-file.ts";
 import { closePdf, openPdf } from "../../processors/pdf/open.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { testOptions, useWorkDir } from "./support/fixtures.ts";
+import { toolPath, toolReady } from "../support/tools.ts";
 
 const work = useWorkDir();
 const put = async (name: string, bytes: Uint8Array | string): Promise<string> => work.put(name, bytes);
@@ -71,4 +74,36 @@ describe("parts → one PDF", () => {
     expect(err).toBeInstanceOf(ProcessingError);
     expect(err).toMatchObject({ reason: "too_many_pages", params: { pages: 3, limit: 2 } });
   });
+
+  test.skipIf(!toolReady("convert") || !toolReady("pdftoppm"))(
+    "BMP parts (ImageMagick, 24-bit and 32-bit with alpha) become pages through the image processor's decoder: colours, orientation and aspect kept",
+    async () => {
+      const dir = work.dir();
+      // 60×80, red above blue: a bottom-up BMP read the wrong way round would put blue on top.
+      execFileSync(toolPath("convert")!, ["-size", "60x40", "xc:red", "xc:blue", "-append", `bmp3:${dir}/two.bmp`]);
+      execFileSync(toolPath("convert")!, ["-size", "40x40", "xc:rgba(0,128,0,0.5)", `bmp:${dir}/alpha.bmp`]);
+      const jpg = await put("j.jpg", await makeJpeg(300, 150));
+      const r = await buildPdfFromParts(
+        [{ path: `${dir}/two.bmp`, name: "two.bmp", n: 1 }, { path: `${dir}/alpha.bmp`, name: "alpha.bmp", n: 2 }, { path: jpg, name: "j.jpg", n: 3 }],
+        testOptions(dir),
+      );
+      expect(r.facts.failedParts).toBeUndefined();
+      expect(r.facts).toMatchObject({ pages: 3, parts: 3 });
+      const doc = await PDFDocument.load(await Bun.file(r.outputs[0]!.path).bytes());
+      expect(doc.getPages().map((p) => Math.round((p.getWidth() / p.getHeight()) * 100) / 100)).toEqual([0.75, 1, 2]);
+      // Page 1 drawn by poppler: red in its top half, blue in its bottom half.
+      execFileSync(toolPath("pdftoppm")!, ["-r", "10", "-f", "1", "-l", "2", "-png", r.outputs[0]!.path, `${dir}/page`]);
+      const pixel = async (file: string, fx: number, fy: number) => {
+        const { data, info } = await sharp(file).removeAlpha().raw().toBuffer({ resolveWithObject: true });
+        const i = (Math.floor(info.height * fy) * info.width + Math.floor(info.width * fx)) * info.channels;
+        return [data[i]!, data[i + 1]!, data[i + 2]!].map((v) => Math.round(v / 32) * 32);
+      };
+      expect(await pixel(`${dir}/page-1.png`, 0.5, 0.25)).toEqual([256, 0, 0]);
+      expect(await pixel(`${dir}/page-1.png`, 0.5, 0.75)).toEqual([0, 0, 256]);
+      // Page 2: the half-transparent green over the page's white.
+      const [r2, g2, b2] = await pixel(`${dir}/page-2.png`, 0.5, 0.5);
+      expect(g2).toBeGreaterThan(r2!);
+      expect(g2).toBeGreaterThan(b2!);
+    },
+  );
 });
