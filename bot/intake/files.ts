@@ -68,11 +68,14 @@ export function fileIntake(services: Services): Composer<DocketContext> {
     // An album's edit (a new caption) changes none of its files: nothing to do.
     if (groupId !== undefined && ctx.editedMessage) return;
     if (!ctx.editedMessage && (await mergePart(ctx, input))) return;
+    let lateFor: FileJob | null = null;
     if (groupId !== undefined) {
       const accepted = (id: number) => ctx.t("intake-album-accepted", { id: String(id) });
-      if (await albumPart(ctx, input, `album:${groupId}`, config.albumQuietMs, accepted)) return;
+      const taken = await albumPart(ctx, input, `album:${groupId}`, config.albumQuietMs, accepted);
+      if (taken === true) return;
+      lateFor = taken.late;
     }
-    await takeFile(ctx, input);
+    await takeFile(ctx, input, lateFor);
   });
 
   /**
@@ -102,15 +105,17 @@ export function fileIntake(services: Services): Composer<DocketContext> {
       tooBig: null,
     };
     const accepted = (id: number) => ctx.t("action-merge-accepted", { id: String(id), source: String(from.id), seconds: Math.round(config.mergeQuietMs / 1000) });
-    return albumPart(ctx, { ...input, declaredName: f.declaredName }, `merge:${from.id}:${press}`, config.mergeQuietMs, accepted, seed);
+    return (await albumPart(ctx, { ...input, declaredName: f.declaredName }, `merge:${from.id}:${press}`, config.mergeQuietMs, accepted, seed)) === true;
   }
 
   /**
    * One part of an album (issue 13 item 5) or of a merge (`key`): recorded on its multi-part job, one
-   * reply (`accepted`) for the whole job. False when that job was claimed or ended before this part
-   * came: it is then a file of its own.
+   * reply (`accepted`) for the whole job — true. A part after the sender's bytes of the day is recorded
+   * too, left out (`daily_quota`) and named in the final message. `{ late }` when that job's download had
+   * finished before this part came (docs/processors.md "Albums": the rule for a late part): it is then a
+   * file of its own, and its reply says so.
    */
-  async function albumPart(ctx: DocketContext, input: NewJob, key: string, quietMs: number, accepted: (jobId: number) => string, seed?: NewPart): Promise<boolean> {
+  async function albumPart(ctx: DocketContext, input: NewJob, key: string, quietMs: number, accepted: (jobId: number) => string, seed?: NewPart): Promise<true | { late: FileJob }> {
     const limit = downloadLimit(config);
     const size = input.declaredSize;
     const tooBig = size !== null && size > limit ? { params: { size: mb(size), limit: mb(limit) }, detail: `declared ${size} B over the ${config.mode} download limit ${limit} B` } : null;
@@ -137,17 +142,22 @@ export function fileIntake(services: Services): Composer<DocketContext> {
         maxBytesPerDay: admin ? Number.POSITIVE_INFINITY : config.userMaxBytesPerDay,
       },
       render: (d, job) => (d.kind === "accept" ? accepted(job!.id) : replyText(ctx, d, job, null, config)),
+      partOverQuota: (used) => ({
+        params: { used: mb(used), limit: mb(config.userMaxBytesPerDay) },
+        detail: `the sender used ${used} B of USER_MAX_BYTES_PER_DAY ${config.userMaxBytesPerDay} B in the last 24 h`,
+      }),
     }, seed);
     const flog = log.child({ file_unique_id: input.fileUniqueId, key });
     switch (outcome.kind) {
       case "late":
-        flog.info({ job: outcome.job.id, status: outcome.job.status }, "album part came after its album's job started: taken as a file of its own");
-        return false;
+        flog.info({ job: outcome.job.id, status: outcome.job.status }, "album part came after its album's download had finished: taken as a file of its own");
+        return { late: outcome.job };
       case "redelivered":
         flog.info({ job: outcome.job.id }, "redelivered update: its album part is recorded");
         return true;
       case "added":
-        flog.info({ job: outcome.job.id, too_big: tooBig !== null }, "album part added");
+        if (outcome.refused) flog.info({ job: outcome.job.id, user_id: input.userId, limit: config.userMaxBytesPerDay }, "album part left out: the sender's bytes of the day are used up");
+        else flog.info({ job: outcome.job.id, too_big: tooBig !== null, downloading: outcome.job.leaseOwner !== null }, "album part added");
         return true;
       case "first": {
         const { decision: d, job, reply } = outcome.intake;
@@ -159,8 +169,12 @@ export function fileIntake(services: Services): Composer<DocketContext> {
     }
   }
 
-  /** Intake of one file message (seed 000): the decision, the job row and its reply in one transaction. */
-  async function takeFile(ctx: DocketContext, input: NewJob): Promise<void> {
+  /**
+   * Intake of one file message (seed 000): the decision, the job row and its reply in one transaction.
+   * `lateFor`: the album this file was a part of, whose download had finished before it came — the
+   * accepted reply says it is a job of its own.
+   */
+  async function takeFile(ctx: DocketContext, input: NewJob, lateFor: FileJob | null = null): Promise<void> {
     const now = services.now();
     const limit = downloadLimit(config);
     const size = input.declaredSize;
@@ -175,7 +189,10 @@ export function fileIntake(services: Services): Composer<DocketContext> {
         maxInFlight: admin ? Number.POSITIVE_INFINITY : config.userMaxJobsInFlight,
         maxBytesPerDay: admin ? Number.POSITIVE_INFINITY : config.userMaxBytesPerDay,
       },
-      render: (d, job) => replyText(ctx, d, job, tooBigParams, config),
+      render: (d, job) =>
+        lateFor && (d.kind === "accept" || d.kind === "rearm")
+          ? ctx.t("intake-album-late", { id: String(job!.id), album: String(lateFor.id), name: displayName(job!.declaredName, job!.id, job!.source) })
+          : replyText(ctx, d, job, tooBigParams, config),
     });
     const { decision: d, job, reply } = outcome;
     const jlog = job ? log.child({ job: job.id, file_unique_id: job.fileUniqueId }) : log.child({ file_unique_id: input.fileUniqueId });

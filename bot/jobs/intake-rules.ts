@@ -104,6 +104,18 @@ export function decideNew(input: Pick<IntakeInput, "tooBig">, use: () => QuotaUs
 }
 
 /**
+ * Decide for one more part of an album whose job was taken in already (issue 13 item 5; seed 000's intake:
+ * the quota is checked per file as it arrives): the part is left out when the sender's bytes of the last
+ * 24 h — the album's earlier parts included — have reached USER_MAX_BYTES_PER_DAY, the same test
+ * {@link decideNew} makes for a file. USER_MAX_JOBS_IN_FLIGHT is not asked: the album is one job, counted
+ * once at its first part.
+ * @param bytesToday {@link QuotaUse.bytesToday}, read in the part's intake transaction
+ */
+export function decidePart(bytesToday: number, limits: QuotaLimits): { readonly kind: "take" } | { readonly kind: "limit"; readonly used: number } {
+  return bytesToday >= limits.maxBytesPerDay ? { kind: "limit", used: bytesToday } : { kind: "take" };
+}
+
+/**
  * A declared size as intake may use it (issue 11 item 6): a non-negative safe integer, else null
  * (unknown — reserved by the mode's limit, checked after download). A forged negative or fractional
  * `file_size` must not lower a user's bytes of the day nor shrink a reservation.

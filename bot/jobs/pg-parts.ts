@@ -11,6 +11,7 @@ import type { ChatPrompt, JobPart } from "../db/schema.ts";
 import { iso } from "./lease.ts";
 import type { ReasonCode } from "./reasons.ts";
 import type { FetchedPart, NewPart } from "./store.ts";
+import type { PartLeftOut } from "./album-intake.ts";
 
 const { jobParts, chatPrompts } = pg;
 
@@ -21,14 +22,14 @@ type Runner = Pick<PgSql, "unsafe">;
 export class PgParts {
   constructor(private readonly db: PostgresJsDatabase<typeof pg>) {}
 
-  /** INSERT one part (inside `tx`): `accepted`, or `failed`/`too_big` when its declared size is over the limit. */
-  async insert(tx: Runner, jobId: number, part: NewPart): Promise<void> {
+  /** INSERT one part (inside `tx`): `accepted`, or `failed` with `refusal`'s reason (too big, over the daily quota). */
+  async insert(tx: Runner, jobId: number, part: NewPart, refusal: PartLeftOut | null): Promise<void> {
     await tx.unsafe(
       `INSERT INTO job_parts (job_id, message_id, update_id, source, file_id, file_unique_id, declared_name, declared_mime, declared_size, status, reason, reason_params, last_error)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)`,
       [
         jobId, part.messageId, part.updateId, part.source, part.fileId, part.fileUniqueId, part.declaredName, part.declaredMime, part.declaredSize,
-        part.tooBig ? "failed" : "accepted", part.tooBig ? "too_big" : null, part.tooBig ? JSON.stringify(part.tooBig.params) : null, part.tooBig?.detail ?? null,
+        refusal ? "failed" : "accepted", refusal?.reason ?? null, refusal ? JSON.stringify(refusal.params) : null, refusal?.detail ?? null,
       ] as never[],
       { prepare: true },
     );

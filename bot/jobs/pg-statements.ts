@@ -143,6 +143,14 @@ export const Q = {
   /** An album grew by a part: its reservation size and its quiet interval (intakeAlbumPart). */
   albumGrew: compile(`UPDATE file_jobs SET declared_size = $declaredSize, not_before = $notBefore, updated_at = $now WHERE id = $id RETURNING ${ROW}`),
   /** A new album waits a quiet interval for its other parts (intakeAlbumPart). */
+  /** How many parts of job `$id` are still `accepted` (to download). */
+  partsAccepted: compile("SELECT count(*)::int AS n FROM job_parts WHERE job_id = $id AND status = 'accepted'"),
+  /** Bytes reserved by every job other than `$id`. */
+  reservedExcept: compile("SELECT coalesce(sum(reserved_bytes), 0)::float8 AS n FROM file_jobs WHERE reserved_bytes > 0 AND id <> $id"),
+  /** Set job `$id`'s reservation (the caller holds the budget lock and checked the fit). */
+  setReserved: compile("UPDATE file_jobs SET reserved_bytes = $bytes WHERE id = $id"),
+  /** A download gives its job back to wait for the budget: lease released, the claim's attempt returned, `$held` kept reserved. */
+  yieldDownload: compile("UPDATE file_jobs SET lease_owner = NULL, lease_until = NULL, attempts = greatest(attempts - 1, 0), reserved_bytes = $held WHERE id = $id"),
   albumQuiet: compile(`UPDATE file_jobs SET not_before = $notBefore WHERE id = $id RETURNING ${ROW}`),
 } as const;
 

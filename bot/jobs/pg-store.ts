@@ -20,8 +20,9 @@ import type { PgSql } from "../db/pg-open.ts";
 import { KEYED_LOCK_CLASS } from "../db/pg-locks.ts";
 import * as pg from "../db/pg-schema.ts";
 import type { ChatPrompt, ChatReply, FileJob, JobAttempt, JobPart, JobResult, JobState } from "../db/schema.ts";
-import { decideExisting, decideNew, replyKindOf, STATUS_REPLY_KINDS, type QuotaUse } from "./intake-rules.ts";
-import { reservationFor } from "./budget.ts";
+import { decideExisting, decideNew, decidePart, replyKindOf, STATUS_REPLY_KINDS, type QuotaUse } from "./intake-rules.ts";
+import { albumNotBefore, quotaRefusal } from "./album-intake.ts";
+import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
 import { OWNER_SEPARATOR } from "./owner.ts";
 import { bind, compile, H, Q, R, type Compiled, type Params } from "./pg-statements.ts";
@@ -127,21 +128,61 @@ export class PgJobStore implements JobStore {
   async intakeAlbumPart(album: NewJob, part: NewPart, now: number, quietMs: number, o: IntakeOptions, seed?: NewPart): Promise<AlbumPartOutcome> {
     return (await this.sql.begin(async (tx) => {
       await this.run(Q.xactLock, { cls: KEYED_LOCK_CLASS.user, key: lockKey(album.userId) }, tx);
-      const [existing] = await this.run<FileJob>(Q.byKey, jobKey(album), tx);
+      const [found] = await this.run<FileJob>(Q.byKey, jobKey(album), tx);
+      // The row locked before its state is read: albumFetched locks it too, so a part either joins before
+      // the download's last check (and is downloaded) or finds the job `fetched` (late) — never in between.
+      const [existing] = found ? await this.run<FileJob>(Q.byIdForUpdate, { id: found.id }, tx) : [];
       if (existing) {
         if (await this.partsOf.known(tx, part.updateId)) return { kind: "redelivered", job: existing };
-        if (existing.status !== "accepted" || existing.leaseOwner !== null || existing.attempts > 0) return { kind: "late", job: existing };
-        await this.partsOf.insert(tx, existing.id, part);
-        const [job] = await this.run<FileJob>(Q.albumGrew, { id: existing.id, declaredSize: (existing.declaredSize ?? 0) + part.reserveSize, notBefore: iso(now + quietMs), now: iso(now) }, tx);
+        // The album's download has finished (or the job ended): the part cannot join it.
+        if (existing.status !== "accepted") return { kind: "late", job: existing };
+        const [use] = await this.run<QuotaUse>(Q.userUsage, { userId: album.userId, since: iso(now - 86_400_000) }, tx);
+        const quota = decidePart(Number(use?.bytesToday ?? 0), o.limits);
+        if (quota.kind === "limit") {
+          await this.partsOf.insert(tx, existing.id, part, { reason: "daily_quota", ...quotaRefusal(quota.used, o) });
+          return { kind: "added", job: existing, refused: "daily_quota" };
+        }
+        await this.partsOf.insert(tx, existing.id, part, part.tooBig ? { reason: "too_big", ...part.tooBig } : null);
+        const [job] = await this.run<FileJob>(Q.albumGrew, { id: existing.id, declaredSize: (existing.declaredSize ?? 0) + part.reserveSize, notBefore: albumNotBefore(existing, now, quietMs), now: iso(now) }, tx);
         return { kind: "added", job: job! };
       }
       const first = await this.intakeOn(tx, { ...album, declaredSize: part.reserveSize + (seed?.reserveSize ?? 0) }, now, { ...o, tooBig: null });
       if (first.decision.kind !== "accept" || !first.job) return { kind: "first", intake: first };
-      if (seed) await this.partsOf.insert(tx, first.job.id, seed);
-      await this.partsOf.insert(tx, first.job.id, part);
+      if (seed) await this.partsOf.insert(tx, first.job.id, seed, seed.tooBig ? { reason: "too_big", ...seed.tooBig } : null);
+      await this.partsOf.insert(tx, first.job.id, part, part.tooBig ? { reason: "too_big", ...part.tooBig } : null);
       const [job] = await this.run<FileJob>(Q.albumQuiet, { id: first.job.id, notBefore: iso(now + quietMs) }, tx);
       return { kind: "first", intake: { ...first, job: job! } };
     })) as AlbumPartOutcome;
+  }
+
+  /** As the SQLite store: the row locked (intakeAlbumPart locks it too), then the parts counted in a statement that sees every committed part. */
+  async albumFetched(id: number, owner: string, now: number, patch: TransitionPatch): Promise<"fetched" | "parts_pending" | "lost"> {
+    return (await this.sql.begin(async (tx) => {
+      const [job] = await this.run<FileJob>(Q.byIdForUpdate, { id }, tx);
+      if (job?.status !== "accepted" || job.leaseOwner !== owner) return "lost";
+      const [pending] = await this.run<{ n: number }>(Q.partsAccepted, { id }, tx);
+      if (Number(pending?.n ?? 0) > 0) return "parts_pending";
+      const { shape, values } = transitionPatch(patch, false);
+      const c = this.transitionStatement(shape);
+      const r = await tx.unsafe(c.text, bind(c, { ...values, id, from: "accepted", to: "fetched", owner, now: iso(now) }) as never[], { prepare: true });
+      return r.count > 0 ? "fetched" : "lost";
+    })) as "fetched" | "parts_pending" | "lost";
+  }
+
+  /** As the SQLite store, under the budget lock the download claims take (one budget decision at a time). */
+  async reservePart(id: number, owner: string, bytes: number, held: number, total: number): Promise<"reserved" | "yielded" | "lost"> {
+    return (await this.sql.begin(async (tx) => {
+      await this.run(Q.xactLock, { cls: KEYED_LOCK_CLASS.budget, key: 0 }, tx);
+      const [job] = await this.run<FileJob>(Q.byIdForUpdate, { id }, tx);
+      if (job?.status !== "accepted" || job.leaseOwner !== owner) return "lost";
+      const [others] = await this.run<{ n: number }>(Q.reservedExcept, { id }, tx);
+      if (bytes <= Number(job.reservedBytes) || fits(Number(others?.n ?? 0), bytes, total)) {
+        await this.run(Q.setReserved, { id, bytes }, tx);
+        return "reserved";
+      }
+      await this.run(Q.yieldDownload, { id, held }, tx);
+      return "yielded";
+    })) as "reserved" | "yielded" | "lost";
   }
 
   async parts(jobId: number): Promise<JobPart[]> {

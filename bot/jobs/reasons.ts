@@ -32,6 +32,7 @@ export const REASON_CODES = [
   "delivery_failed", // Telegram refused the result upload after the attempt budget
   // user / operator
   "cancelled", // /cancel N
+  "daily_quota", // an album part that came after the sender reached USER_MAX_BYTES_PER_DAY: left out of the album
   "attempts_exhausted", // generic: retries used up without a more specific reason
 ] as const;
 

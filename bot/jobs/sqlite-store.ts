@@ -18,7 +18,8 @@ import { OWNER_SEPARATOR } from "./owner.ts";
 import type { ReasonCode } from "./reasons.ts";
 import { JobStatements, transitionPatch } from "./sqlite-statements.ts";
 import { ReplyStatements } from "./sqlite-replies.ts";
-import { decideExisting, decideNew, replyKindOf, type QuotaUse } from "./intake-rules.ts";
+import { decideExisting, decideNew, decidePart, replyKindOf, type QuotaUse } from "./intake-rules.ts";
+import { albumNotBefore, quotaRefusal, type PartLeftOut } from "./album-intake.ts";
 import type { AlbumPartOutcome, AlertState, BudgetParams, FailureNote, FetchedPart, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
 import { SqliteAlerts } from "./sqlite-alerts.ts";
 
@@ -60,6 +61,10 @@ export class SqliteJobStore implements JobStore {
   private readonly intakeTx: { immediate(job: NewJob, now: number, options: IntakeOptions): IntakeOutcome };
   /** The refusal check and its INSERT, one IMMEDIATE transaction. */
   private readonly refusalTx: { immediate(reply: NewReply, now: number, windowMs: number): ChatReply | null };
+  /** {@link albumFetched}'s read and conditional transition, one IMMEDIATE transaction. */
+  private readonly albumFetchedTx: { immediate(id: number, owner: string, now: number, patch: TransitionPatch): "fetched" | "parts_pending" | "lost" };
+  /** {@link reservePart}'s read, fit check and write, one IMMEDIATE transaction. */
+  private readonly reservePartTx: { immediate(id: number, owner: string, bytes: number, held: number, total: number): "reserved" | "yielded" | "lost" };
   /** An album part's intake, one IMMEDIATE transaction. */
   private readonly albumTx: { immediate(album: NewJob, part: NewPart, now: number, quietMs: number, options: IntakeOptions, seed: NewPart | undefined): AlbumPartOutcome };
   private readonly replies: ReplyStatements;
@@ -106,6 +111,29 @@ export class SqliteJobStore implements JobStore {
     this.albumTx = sqlite.transaction((album: NewJob, part: NewPart, now: number, quietMs: number, options: IntakeOptions, seed: NewPart | undefined) =>
       this.albumBody(album, part, now, quietMs, options, seed),
     );
+    this.albumFetchedTx = sqlite.transaction((id: number, owner: string, now: number, patch: TransitionPatch) => {
+      const job = this.stmts.byId.get({ id });
+      if (job?.status !== "accepted" || job.leaseOwner !== owner) return "lost" as const;
+      const pending = this.db.select({ n: sql<number>`count(*)` }).from(jobParts).where(and(eq(jobParts.jobId, id), eq(jobParts.status, "accepted"))).get();
+      if ((pending?.n ?? 0) > 0) return "parts_pending" as const;
+      const { shape, values } = transitionPatch(patch, false);
+      return this.stmts.transition(shape).run({ ...values, id, from: "accepted", to: "fetched", owner, now: iso(now) }).changes > 0 ? ("fetched" as const) : ("lost" as const);
+    });
+    this.reservePartTx = sqlite.transaction((id: number, owner: string, bytes: number, held: number, total: number) => {
+      const job = this.stmts.byId.get({ id });
+      if (job?.status !== "accepted" || job.leaseOwner !== owner) return "lost" as const;
+      const others = this.stmts.reservedExcept.get({ id })?.n ?? 0;
+      if (bytes <= job.reservedBytes || fits(others, bytes, total)) {
+        this.db.update(fileJobs).set({ reservedBytes: bytes }).where(eq(fileJobs.id, id)).run();
+        return "reserved" as const;
+      }
+      this.db
+        .update(fileJobs)
+        .set({ leaseOwner: null, leaseUntil: null, attempts: sql`max(${fileJobs.attempts} - 1, 0)`, reservedBytes: held })
+        .where(eq(fileJobs.id, id))
+        .run();
+      return "yielded" as const;
+    });
     this.refusalTx = sqlite.transaction((reply: NewReply, now: number, windowMs: number) =>
       this.replies.refusals(reply.userId, now - windowMs) > 0 ? null : this.replies.insert({ ...reply, jobId: null, kind: "refused" }, now),
     );
@@ -187,11 +215,17 @@ export class SqliteJobStore implements JobStore {
     if (existing) {
       const known = this.db.select({ jobId: jobParts.jobId }).from(jobParts).where(eq(jobParts.updateId, part.updateId)).get();
       if (known) return { kind: "redelivered", job: existing };
-      if (existing.status !== "accepted" || existing.leaseOwner !== null || existing.attempts > 0) return { kind: "late", job: existing };
-      this.insertPart(existing.id, part);
+      // The album's download has finished (or the job ended): the part cannot join it.
+      if (existing.status !== "accepted") return { kind: "late", job: existing };
+      const quota = decidePart(this.quotaUse(album.userId, now).bytesToday, o.limits);
+      if (quota.kind === "limit") {
+        this.insertPart(existing.id, part, { reason: "daily_quota", ...quotaRefusal(quota.used, o) });
+        return { kind: "added", job: existing, refused: "daily_quota" };
+      }
+      this.insertPart(existing.id, part, part.tooBig ? { reason: "too_big", ...part.tooBig } : null);
       const job = this.db
         .update(fileJobs)
-        .set({ declaredSize: (existing.declaredSize ?? 0) + part.reserveSize, notBefore: iso(now + quietMs), updatedAt: iso(now) })
+        .set({ declaredSize: (existing.declaredSize ?? 0) + part.reserveSize, notBefore: albumNotBefore(existing, now, quietMs), updatedAt: iso(now) })
         .where(eq(fileJobs.id, existing.id))
         .returning()
         .get()!;
@@ -199,14 +233,14 @@ export class SqliteJobStore implements JobStore {
     }
     const first = this.intakeBody({ ...album, declaredSize: part.reserveSize + (seed?.reserveSize ?? 0) }, now, { ...o, tooBig: null });
     if (first.decision.kind !== "accept" || !first.job) return { kind: "first", intake: first };
-    if (seed) this.insertPart(first.job.id, seed);
-    this.insertPart(first.job.id, part);
+    if (seed) this.insertPart(first.job.id, seed, seed.tooBig ? { reason: "too_big", ...seed.tooBig } : null);
+    this.insertPart(first.job.id, part, part.tooBig ? { reason: "too_big", ...part.tooBig } : null);
     const job = this.db.update(fileJobs).set({ notBefore: iso(now + quietMs) }).where(eq(fileJobs.id, first.job.id)).returning().get()!;
     return { kind: "first", intake: { ...first, job } };
   }
 
-  /** INSERT one part: `accepted`, or `failed`/`too_big` when its declared size is over the limit. */
-  private insertPart(jobId: number, part: NewPart): void {
+  /** INSERT one part: `accepted`, or `failed` with `refusal`'s reason (too big, over the daily quota). */
+  private insertPart(jobId: number, part: NewPart, refusal: PartLeftOut | null): void {
     this.db
       .insert(jobParts)
       .values({
@@ -219,16 +253,24 @@ export class SqliteJobStore implements JobStore {
         declaredName: part.declaredName,
         declaredMime: part.declaredMime,
         declaredSize: part.declaredSize,
-        status: part.tooBig ? "failed" : "accepted",
-        reason: part.tooBig ? "too_big" : null,
-        reasonParams: part.tooBig ? JSON.stringify(part.tooBig.params) : null,
-        lastError: part.tooBig?.detail ?? null,
+        status: refusal ? "failed" : "accepted",
+        reason: refusal?.reason ?? null,
+        reasonParams: refusal ? JSON.stringify(refusal.params) : null,
+        lastError: refusal?.detail ?? null,
       })
       .run();
   }
 
   async intakeAlbumPart(album: NewJob, part: NewPart, now: number, quietMs: number, options: IntakeOptions, seed?: NewPart): Promise<AlbumPartOutcome> {
     return this.albumTx.immediate(album, part, now, quietMs, options, seed);
+  }
+
+  async albumFetched(id: number, owner: string, now: number, patch: TransitionPatch): Promise<"fetched" | "parts_pending" | "lost"> {
+    return this.albumFetchedTx.immediate(id, owner, now, patch);
+  }
+
+  async reservePart(id: number, owner: string, bytes: number, held: number, total: number): Promise<"reserved" | "yielded" | "lost"> {
+    return this.reservePartTx.immediate(id, owner, bytes, held, total);
   }
 
   async parts(jobId: number): Promise<JobPart[]> {

@@ -64,12 +64,25 @@ export interface NewPart {
 export type AlbumPartOutcome =
   /** The album's first part: {@link JobStore.intake}'s outcome for the album job (accepted or refused), the part recorded when accepted. */
   | { readonly kind: "first"; readonly intake: IntakeOutcome }
-  /** Added to the album's waiting job; its quiet interval starts again. No reply (one reply per album). */
-  | { readonly kind: "added"; readonly job: FileJob }
+  /**
+   * Added to the album's job while it is `accepted` (waiting: its quiet interval starts again; being
+   * downloaded: the download picks it up). No reply (one reply per album). `refused`: recorded `failed`
+   * with reason `daily_quota` (the sender's bytes of the day were used up), left out of the album.
+   */
+  | { readonly kind: "added"; readonly job: FileJob; readonly refused?: "daily_quota" }
   /** This update's part is recorded already (a redelivered update). */
   | { readonly kind: "redelivered"; readonly job: FileJob }
-  /** The album's job was claimed or ended before this part came: nothing written (the caller takes it as a file of its own). */
+  /**
+   * The album's download had finished (the job left `accepted`: fetched, processing or ended) before this
+   * part came: nothing written; the caller takes it as a file of its own and says so.
+   */
   | { readonly kind: "late"; readonly job: FileJob };
+
+/** Why an album part is left out at intake: its chat params (reasons.ftl) and the operator detail. */
+export interface PartRefusal {
+  readonly params: Readonly<Record<string, string | number>>;
+  readonly detail: string;
+}
 
 /** A part on disk, see {@link JobStore.markPartFetched}. */
 export interface FetchedPart {
@@ -94,6 +107,11 @@ export interface IntakeOptions {
    * (null: none). Runs inside the transaction: pure and quick.
    */
   render(decision: IntakeDecision, job: FileJob | null): string | null;
+  /**
+   * An album part left out by USER_MAX_BYTES_PER_DAY ({@link JobStore.intakeAlbumPart}): its chat params and
+   * detail from the bytes the sender used in the last 24 h. Omitted: params `{ used, limit }` in bytes.
+   */
+  partOverQuota?(usedBytes: number): PartRefusal;
 }
 
 /** What {@link JobStore.intake} did. */
@@ -181,14 +199,36 @@ export interface JobStore {
    * Take in one part of an album in ONE transaction (issue 13 item 5). `album` is the album job's
    * record (`source` `album`, `file_unique_id` `album:<media_group_id>`, so the album is one key).
    * No job with that key: {@link intake} for it (quota, reply "accepted" for the whole album), and when
-   * accepted the part is recorded and `not_before` set to `now + quietMs`. A job in `accepted` that no
-   * download has claimed yet (`attempts` 0, no lease): the part is added, `declared_size` grows by its
-   * `reserveSize`, and `not_before` moves to `now + quietMs` (the debounce: the album is complete after a
-   * quiet interval, since Telegram delivers its parts as separate updates). A part of this update exists:
-   * `redelivered`. Otherwise `late`, nothing written. `seed` (issue 15 "merge with the next files"): a
-   * part recorded before `part` when the job is created — the file the merge started from.
+   * accepted the part is recorded and `not_before` set to `now + quietMs`. A part of this update exists:
+   * `redelivered`. A job in `accepted` — waiting for its claim, in a retry's backoff, or being downloaded
+   * (docs/processors.md "Albums": the rule for a late part) — takes the part: when the sender's bytes of
+   * the day are used up (`decidePart`, options.limits) it is recorded `failed`/`daily_quota` and adds
+   * nothing; otherwise it is recorded (`failed`/`too_big` with `part.tooBig`) and `declared_size` grows by
+   * its `reserveSize`; while no download holds the job, `not_before` moves to at least `now + quietMs`
+   * (the debounce: the album is complete after a quiet interval, since Telegram delivers its parts as
+   * separate updates; a retry's later backoff is kept). A held job's download picks the part up before
+   * it ends ({@link albumFetched}). Any other state: `late`, nothing written. `seed` (issue 15 "merge
+   * with the next files"): a part recorded before `part` when the job is created — the file the merge
+   * started from.
    */
   intakeAlbumPart(album: NewJob, part: NewPart, now: number, quietMs: number, options: IntakeOptions, seed?: NewPart): Promise<AlbumPartOutcome>;
+  /**
+   * `accepted → fetched` of a multi-part job by the lease holder with `patch`, only when none of its parts
+   * is `accepted` any more — a part that joined while the job was downloading is downloaded first (issue 13
+   * item 5: `fetched` only when every part is on disk). Serialized with {@link intakeAlbumPart}: a part
+   * either joins before this commits (then `parts_pending`, nothing written) or finds the job `fetched`
+   * (then it is `late`). `lost`: the job is not `accepted` or not held by `owner`.
+   */
+  albumFetched(id: number, owner: string, now: number, patch: TransitionPatch): Promise<"fetched" | "parts_pending" | "lost">;
+  /**
+   * A multi-part job's download needs `bytes` reserved for a part that joined it (issue 13 item 5: each
+   * part's budget share): set when `bytes` is at most what it holds, or fits next to every other job's
+   * reservation within `total` (bot/jobs/budget.ts `fits`) — `reserved`. Otherwise the job waits for the
+   * budget like any unclaimed job (seed 000: "Нет места в бюджете — задача остаётся в accepted и ждёт"):
+   * lease released, `attempts` back by one (this claim tried nothing), `reserved_bytes` = `held` (what its
+   * parts on disk keep) — `yielded`. `lost`: the job is not `accepted` or not held by `owner`.
+   */
+  reservePart(id: number, owner: string, bytes: number, held: number, total: number): Promise<"reserved" | "yielded" | "lost">;
   /** The parts of a multi-part job in album order (`message_id` ascending). */
   parts(jobId: number): Promise<JobPart[]>;
   /**

@@ -40,8 +40,10 @@ import type { OcrFacts } from "../../processors/ocr/types.ts";
 export const TESSERACT_ALLOWANCE_MB = 256;
 
 /**
- * `facts.failedParts` of an album with the parts that failed at download added, in album order
- * (processors/parts/build-pdf.ts `FailedPart`: position, declared name, reason and its params).
+ * `facts.failedParts` of an album with the parts left out before processing (at intake: too big, the
+ * daily quota; at download) added, in album order (processors/parts/build-pdf.ts `FailedPart`: position,
+ * declared name, reason and its params); `facts.parts` then counts every part of the album, as the
+ * final message says ("one PDF of 2 pages from 3 files; file 3 … was left out").
  */
 export function withDownloadFailures(facts: Facts, parts: ReadonlyArray<JobPart & { n: number }>): Facts {
   const atDownload = parts
@@ -49,7 +51,7 @@ export function withDownloadFailures(facts: Facts, parts: ReadonlyArray<JobPart 
     .map((p) => ({ part: p.n, name: p.declaredName, reason: p.reason ?? "download_failed", params: p.reasonParams ? (JSON.parse(p.reasonParams) as Record<string, string | number>) : {} }));
   if (atDownload.length === 0) return facts;
   const processing = Array.isArray(facts.failedParts) ? (facts.failedParts as Array<{ part: number }>) : [];
-  return { ...facts, failedParts: [...atDownload, ...processing].sort((a, b) => a.part - b.part) };
+  return { ...facts, parts: parts.length, failedParts: [...atDownload, ...processing].sort((a, b) => a.part - b.part) };
 }
 
 /** The name the source is shown with when it is sent back as it is (a compression that was not smaller). */

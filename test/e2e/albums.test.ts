@@ -4,6 +4,7 @@
  * album order; each part has its own getFile right before its own download; a part that is not an image
  * is named in the final message and the rest still makes the PDF.
  */
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { PDFDocument } from "@cantoo/pdf-lib";
 import sharp from "sharp";
@@ -13,7 +14,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { characterErrorRate } from "../../scripts/samples/cer.ts";
 import { ENGLISH_LINES, makePdf, RUSSIAN_LINES, typesetPage } from "../../scripts/samples/index.ts";
-import { toolReady } from "../support/tools.ts";
+import { toolPath, toolReady } from "../support/tools.ts";
 import { FILE_DOWNLOAD, type ApiCall } from "../emulator/index.ts";
 import { startStack, type Stack } from "../support/stack.ts";
 import { checkLogs, withStack } from "../support/with-stack.ts";
@@ -95,6 +96,136 @@ describe("albums end to end (issue 13 item 5)", () => {
       await closePdf(pdf);
       expect(texts).toEqual(["First A", "First B", "Second"]);
       await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}: one PDF of 3 pages from 3 files; file 2 “locked.pdf” was left out: `)));
+    });
+  }, 120_000);
+
+  test.skipIf(!toolReady("convert"))(
+    "a part that comes while the album is downloading joins it (en): its own getFile after the part before it, one reply, one PDF with it in album order — a BMP part (ImageMagick) included",
+    async () => {
+      await withStack({ env: { ALBUM_QUIET: "1s" } }, async (s) => {
+        const u = s.em.user({ language_code: "en" });
+        const store = s.app.services.store;
+        // The getFile of part 1 passes at once; part 2's is held: the album is downloading while part 3 comes.
+        const hold1 = s.em.holdGetFile();
+        const hold2 = s.em.holdGetFile();
+        const a = await u.sendDocument({ bytes: await jpeg(400, 200, 10), file_name: "p1.jpg", media_group_id: "J1" });
+        const b = await u.sendDocument({ bytes: await jpeg(200, 400, 80), file_name: "p2.jpg", media_group_id: "J1" });
+        const { id } = await s.jobFor(u.chatId, a.message_id);
+        await hold1.arrived;
+        hold1.release();
+        await hold2.arrived;
+        expect(await store.get(id)).toMatchObject({ status: "accepted", leaseOwner: expect.any(String) });
+        expect((await store.parts(id)).map((p) => p.status)).toEqual(["fetched", "accepted"]);
+        // 60×80, red: a BMP, which sharp cannot read (the image processor's decoder reads it).
+        const bmp = new Uint8Array(execFileSync(toolPath("convert")!, ["-size", "60x80", "xc:red", "bmp3:-"]));
+        const c = await u.sendDocument({ bytes: bmp, file_name: "p3.bmp", media_group_id: "J1" });
+        await expect.poll(async () => (await store.parts(id)).map((p) => [p.messageId, p.status]), { timeout: 15_000 }).toEqual([
+          [a.message_id, "fetched"],
+          [b.message_id, "accepted"],
+          [c.message_id, "accepted"],
+        ]);
+        hold2.release();
+        const done = await s.waitJob(id, undefined, 60_000);
+        expect([done.status, done.reason]).toEqual(["ready", null]);
+        expect(JSON.parse(done.facts!)).toMatchObject({ pages: 3, parts: 3 });
+        expect(JSON.parse(done.facts!).failedParts).toBeUndefined();
+        expect((await store.listByChat(u.chatId, 10)).map((j) => j.id)).toEqual([id]);
+        const results = await store.results(id);
+        expect(await pageRatios(s.em.uploaded(results[0]!.telegramFileId!)!)).toEqual([2, 0.5, 0.75]);
+        // Seed 000 for the part that joined too: its own getFile right before its own download, after part 2's.
+        const fetches = s.em.calls.filter((x) => x.method === "getFile" || x.method === FILE_DOWNLOAD).map((x) => (x.method === "getFile" ? `getFile ${String(x.params.file_id)}` : "download"));
+        expect(fetches).toEqual([a, b, c].flatMap((x) => [`getFile ${x.file_id}`, "download"]));
+        await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${id}: one PDF of 3 pages from 3 files`)));
+        expect(textsSent(s.em.calls, u.chatId)).toEqual([`Got an album, job #${id}. I’ll collect its files and make one PDF of them, in album order.`]);
+      });
+    },
+    120_000,
+  );
+
+  test("a joined part's budget share: when it does not fit beside another download, the album waits for the budget with its parts on disk kept, then downloads only the new part", async () => {
+    const x = new Uint8Array(await sharp(randomBytes(200 * 100 * 3), { raw: { width: 200, height: 100, channels: 3 } }).jpeg({ quality: 100 }).toBuffer());
+    const p1 = await jpeg(400, 200, 10);
+    const p2 = await jpeg(200, 400, 80);
+    const p3 = await jpeg(300, 300, 160);
+    // Multiplier 1, no floor: the budget is exactly the other file plus the album's first two parts.
+    const env = { ALBUM_QUIET: "1s", BUDGET_MULTIPLIER: "1", BUDGET_MIN_RESERVATION: "1", DOWNLOAD_BUDGET: String(x.byteLength + p1.byteLength + p2.byteLength) };
+    await withStack({ env }, async (s) => {
+      const u = s.em.user({ language_code: "en" });
+      const store = s.app.services.store;
+      const holdX = s.em.holdGetFile();
+      const hold1 = s.em.holdGetFile();
+      const hold2 = s.em.holdGetFile();
+      const other = await u.sendDocument({ bytes: x, file_name: "other.jpg" });
+      await holdX.arrived; // the other file is downloading: its reservation is held
+      const a = await u.sendDocument({ bytes: p1, file_name: "p1.jpg", media_group_id: "B1" });
+      const b = await u.sendDocument({ bytes: p2, file_name: "p2.jpg", media_group_id: "B1" });
+      const { id } = await s.jobFor(u.chatId, a.message_id);
+      await hold1.arrived;
+      hold1.release();
+      await hold2.arrived;
+      expect((await store.get(id))!.reservedBytes).toBe(p1.byteLength + p2.byteLength);
+      const c = await u.sendDocument({ bytes: p3, file_name: "p3.jpg", media_group_id: "B1" });
+      await expect.poll(async () => (await store.parts(id)).length, { timeout: 15_000 }).toBe(3);
+      hold2.release();
+      // Part 3's share does not fit beside the other file's: the album gives its lease back and waits.
+      await expect.poll(async () => {
+        const j = (await store.get(id))!;
+        return [j.status, j.leaseOwner, j.reservedBytes, (await store.parts(id)).map((p) => p.status)];
+      }, { timeout: 15_000 }).toEqual(["accepted", null, p1.byteLength + p2.byteLength, ["fetched", "fetched", "accepted"]]);
+      expect(s.em.calls.filter((x) => x.method === "getFile" && x.params.file_id === c.file_id)).toEqual([]);
+      holdX.release();
+      const done = await s.waitJob(id, undefined, 60_000);
+      expect([done.status, done.reason]).toEqual(["ready", null]);
+      expect(JSON.parse(done.facts!)).toMatchObject({ pages: 3, parts: 3 });
+      // Parts 1 and 2 were not fetched again; part 3 once, after the budget had room.
+      const getFiles = (fileId: string | undefined) => s.em.calls.filter((x) => x.method === "getFile" && x.params.file_id === fileId).length;
+      expect([getFiles(a.file_id), getFiles(b.file_id), getFiles(c.file_id)]).toEqual([1, 1, 1]);
+      expect((await s.waitJob((await s.jobFor(u.chatId, other.message_id)).id, undefined, 60_000)).status).toBe("ready");
+      expect(await pageRatios(s.em.uploaded((await store.results(id))[0]!.telegramFileId!)!)).toEqual([2, 0.5, 1]);
+    });
+  }, 120_000);
+
+  test("a part that comes after the album's download finished is a job of its own, and the chat is told so (ru); the album's PDF is as it was", async () => {
+    await withStack({ env: { ALBUM_QUIET: "1s" } }, async (s) => {
+      const u = s.em.user({ language_code: "ru" });
+      const store = s.app.services.store;
+      const a = await u.sendDocument({ bytes: await jpeg(400, 200, 10), file_name: "p1.jpg", media_group_id: "K1" });
+      await u.sendDocument({ bytes: await jpeg(200, 400, 80), file_name: "p2.jpg", media_group_id: "K1" });
+      const album = await s.waitJob((await s.jobFor(u.chatId, a.message_id)).id, undefined, 60_000);
+      expect([album.status, JSON.parse(album.facts!).parts]).toEqual(["ready", 2]);
+      // Telegram delivered the album's third file this late: the album's download is long over.
+      const late = await u.sendDocument({ bytes: await jpeg(300, 300, 160), file_name: "p3.jpg", media_group_id: "K1" });
+      const own = await s.jobFor(u.chatId, late.message_id);
+      expect(own.id).not.toBe(album.id);
+      expect(own).toMatchObject({ source: "document", declaredName: "p3.jpg" });
+      expect([(await s.waitJob(own.id, undefined, 60_000)).status]).toEqual(["ready"]);
+      expect(await store.parts(album.id)).toHaveLength(2);
+      expect(textsSent(s.em.calls, u.chatId)).toEqual([
+        `Принял альбом, задача № ${album.id}. Соберу все его файлы в один PDF в порядке альбома.`,
+        `«p3.jpg» пришёл, когда альбом (задача № ${album.id}) уже собирался, поэтому в его PDF не попал: это отдельная задача № ${own.id}.`,
+      ]);
+    });
+  }, 120_000);
+
+  test("the daily quota counts every part (en): a part after USER_MAX_BYTES_PER_DAY is used up is left out and named with the reason, the rest is made; the album is one job for USER_MAX_JOBS_IN_FLIGHT", async () => {
+    const p1 = await jpeg(400, 200, 10);
+    const p2 = await png(300, 600);
+    // Parts 1 and 2 use the day's bytes exactly: part 3 comes after the quota is used up.
+    await withStack({ env: { ALBUM_QUIET: "1s", USER_MAX_BYTES_PER_DAY: String(p1.byteLength + p2.byteLength), USER_MAX_JOBS_IN_FLIGHT: "1" } }, async (s) => {
+      const u = s.em.user({ language_code: "en" });
+      const a = await u.sendDocument({ bytes: p1, file_name: "p1.jpg", media_group_id: "Q1" });
+      await u.sendDocument({ bytes: p2, file_name: "p2.png", media_group_id: "Q1" });
+      const c = await u.sendDocument({ bytes: await jpeg(300, 300, 160), file_name: "p3.jpg", media_group_id: "Q1" });
+      const job = await s.waitJob((await s.jobFor(u.chatId, a.message_id)).id, undefined, 60_000);
+      expect([job.status, job.reason, job.realSize]).toEqual(["ready", null, p1.byteLength + p2.byteLength]);
+      expect(JSON.parse(job.facts!)).toMatchObject({ pages: 2, parts: 3, failedParts: [{ part: 3, name: "p3.jpg", reason: "daily_quota" }] });
+      // Part 3 was never downloaded.
+      expect(s.em.calls.filter((x) => x.method === "getFile" && x.params.file_id === c.file_id)).toEqual([]);
+      const msgs = await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${job.id}`)));
+      expect(msgs.find((m) => m.text?.startsWith("Done"))!.text).toContain(
+        "one PDF of 2 pages from 3 files; file 3 “p3.jpg” was left out: It came after you had sent 0.1 MB in the last 24 hours, and the daily limit is 0.1 MB.",
+      );
+      expect(textsSent(s.em.calls, u.chatId)).toEqual([`Got an album, job #${job.id}. I’ll collect its files and make one PDF of them, in album order.`]);
     });
   }, 120_000);
 

@@ -54,6 +54,7 @@ const SAMPLES: Record<ReasonCode, Record<string, string | number>> = {
   result_too_big: { size: "52.4 MB", limit: "50 MB" },
   delivery_failed: {},
   cancelled: {},
+  daily_quota: { used: 2048, limit: 2048 },
   attempts_exhausted: {},
 };
 

@@ -1,5 +1,7 @@
 # Job status and intake messages (English).
 intake-album-accepted = Got an album, job #{ $id }. I’ll collect its files and make one PDF of them, in album order.
+# A part of an album that came after the album's files were all downloaded (issue 13 item 5): a job of its own.
+intake-album-late = “{ $name }” came after album #{ $album } was already being made, so it is not in that PDF: it is job #{ $id } of its own.
 intake-accepted = Got “{ $name }”, job #{ $id }. Queued — I’ll tell you when it’s done.
 intake-duplicate = I already have this file: job #{ $id }, status — { $status }.
 intake-duplicate-ready = This file was already processed (job #{ $id }). Sending the result again.

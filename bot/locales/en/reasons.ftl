@@ -66,4 +66,5 @@ reason-too_much_memory = Processing this file needs more memory than the { $limi
 reason-result_too_big = The result is { $size }, over the { $limit } upload limit. For a PDF, split or compress it with the buttons under its result, or send fewer pages.
 reason-delivery_failed = Telegram refused the result; please try again later.
 reason-cancelled = Cancelled.
+reason-daily_quota = It came after you had sent { $used } MB in the last 24 hours, and the daily limit is { $limit } MB.
 reason-attempts_exhausted = The file could not be processed after several attempts.

@@ -2,8 +2,10 @@
  * Conformance: multi-part jobs (issue 13 item 5, albums). One album is one job keyed `album:<media_group_id>`;
  * its first part takes the album through intake (quota, one reply), later parts are added without a reply
  * and push the quiet interval (`not_before`) forward; a redelivered update adds nothing; a part that comes
- * after the album's job was claimed is `late` (nothing written). Part writes happen only under the job's
- * lease while it is `accepted`.
+ * while the album downloads joins it, and the job is `fetched` only when no part is left (`albumFetched`);
+ * a part after that is `late` (nothing written). Every part counts against the sender's bytes of the day
+ * (`daily_quota`); a grown budget share is reserved only when it fits (`reservePart`). Part writes happen
+ * only under the job's lease while it is `accepted`.
  */
 import { describe, expect, test } from "vitest";
 import type { FileJob } from "../../../bot/db/schema.ts";
@@ -61,13 +63,80 @@ export function albumPartsSuite(name: string, make: StoreFactory): void {
       expect(await store.parts(job!.id)).toHaveLength(3);
     });
 
-    test("the quiet interval holds the claim; a part after the claim is late and writes nothing", async () => {
+    test("the quiet interval holds the claim; a part during the download joins it (not_before untouched); the job is fetched only when no part is left; a part after that is late and writes nothing", async () => {
       await take(1, T0);
       expect(await store.claimDownload("h/w", T0 + QUIET - 1, 60_000, BUDGET)).toBeNull();
       const claimed = await store.claimDownload("h/w", T0 + QUIET, 60_000, BUDGET);
       expect(claimed).toMatchObject({ status: "accepted", source: "album", leaseOwner: "h/w" });
-      expect(await take(2, T0 + QUIET + 1)).toMatchObject({ kind: "late", job: { id: claimed!.id } });
-      expect(await store.parts(claimed!.id)).toHaveLength(1);
+      const id = claimed!.id;
+      // Part 2 comes while part 1 is downloading: it joins; the download holds the job, so no new quiet interval.
+      expect(await take(2, T0 + QUIET + 1)).toMatchObject({ kind: "added", job: { id, leaseOwner: "h/w", notBefore: null, declaredSize: 2 * MB } });
+      expect((await store.parts(id)).map((p) => [p.messageId, p.status])).toEqual([
+        [1, "accepted"],
+        [2, "accepted"],
+      ]);
+      const file = (n: number) => ({ localPath: `/d/${id}-000000000000000${n}`, sha256: "ab", realSize: MB });
+      expect(await store.markPartFetched(id, 1, "h/w", file(1))).toBe(true);
+      const patch = { realSize: MB, reservedBytes: 2 * MB, resetAttempts: true };
+      expect(await store.albumFetched(id, "h/w", T0 + QUIET + 2, patch)).toBe("parts_pending");
+      expect(await store.albumFetched(id, "other/w", T0 + QUIET + 2, patch)).toBe("lost");
+      expect((await store.get(id))!.status).toBe("accepted");
+      expect(await store.markPartFetched(id, 2, "h/w", file(2))).toBe(true);
+      expect(await store.albumFetched(id, "h/w", T0 + QUIET + 3, { ...patch, realSize: 2 * MB })).toBe("fetched");
+      expect(await store.get(id)).toMatchObject({ status: "fetched", realSize: 2 * MB, reservedBytes: 2 * MB, attempts: 0, leaseOwner: null });
+      expect(await store.albumFetched(id, "h/w", T0 + QUIET + 4, patch)).toBe("lost");
+      // The download has finished: part 3 is late, nothing written.
+      expect(await take(3, T0 + QUIET + 5)).toMatchObject({ kind: "late", job: { id, status: "fetched" } });
+      expect(await store.parts(id)).toHaveLength(2);
+    });
+
+    test("a part that joins an album waiting out a retry's backoff keeps the later backoff", async () => {
+      await take(1, T0);
+      const { id } = (await store.claimDownload("h/w", T0 + QUIET, 60_000, BUDGET))!;
+      expect(await store.retryLater(id, "accepted", "h/w", T0 + 60_000, { reason: "download_failed", detail: "network" }, T0 + QUIET)).toBe(true);
+      expect(await take(2, T0 + QUIET + 10)).toMatchObject({ kind: "added", job: { id, leaseOwner: null, notBefore: iso(T0 + 60_000) } });
+      // A backoff shorter than the quiet interval gives way to it.
+      expect(await take(3, T0 + 60_000 - 10)).toMatchObject({ kind: "added", job: { id, notBefore: iso(T0 + 60_000 - 10 + QUIET) } });
+    });
+
+    test("the daily quota per part: a part after the sender's bytes of the day are used up is recorded failed/daily_quota and adds nothing; the album is one job for the in-flight limit", async () => {
+      const limits = { maxInFlight: 1, maxBytesPerDay: 2.5 * MB };
+      const takeQ = (n: number, now: number, o: Partial<IntakeOptions> = {}) => store.intakeAlbumPart(album(n), part(n), now, QUIET, { ...options, limits, ...o });
+      const first = await takeQ(1, T0);
+      const id = first.kind === "first" ? first.intake.job!.id : 0;
+      expect(first).toMatchObject({ kind: "first", intake: { decision: { kind: "accept" } } });
+      // 1 MB and 2 MB used: under 2.5 MB, taken — and USER_MAX_JOBS_IN_FLIGHT 1 does not refuse them (one job).
+      expect(await takeQ(2, T0 + 100)).toMatchObject({ kind: "added", job: { id, declaredSize: 2 * MB } });
+      expect(await takeQ(3, T0 + 200)).toMatchObject({ kind: "added", job: { id, declaredSize: 3 * MB } });
+      const over = await takeQ(4, T0 + 300);
+      expect(over).toMatchObject({ kind: "added", refused: "daily_quota", job: { id, declaredSize: 3 * MB } });
+      expect((await takeQ(5, T0 + 400, { partOverQuota: (used) => ({ params: { used: used / MB, limit: 2.5 }, detail: `used ${used}` }) })).kind).toBe("added");
+      expect((await store.parts(id)).map((p) => [p.messageId, p.status, p.reason, p.reasonParams, p.lastError])).toEqual([
+        [1, "accepted", null, null, null],
+        [2, "accepted", null, null, null],
+        [3, "accepted", null, null, null],
+        [4, "failed", "daily_quota", JSON.stringify({ used: 3 * MB, limit: 2.5 * MB }), `the sender used ${3 * MB} B of USER_MAX_BYTES_PER_DAY ${2.5 * MB} B in the last 24 h`],
+        [5, "failed", "daily_quota", JSON.stringify({ used: 3, limit: 2.5 }), `used ${3 * MB}`],
+      ]);
+      expect((await store.get(id))!.declaredSize).toBe(3 * MB);
+      // The album's later parts wrote no reply: one for the album.
+      expect((await store.pendingReplies(T0 + 1000, 10)).map((r) => r.updateId)).toEqual([101]);
+    });
+
+    test("reservePart: a grown share is reserved when it fits or is not more than held; otherwise the job waits for the budget (lease released, the claim's attempt returned, what is on disk kept)", async () => {
+      await take(1, T0);
+      const { id, reservedBytes } = (await store.claimDownload("h/w", T0 + QUIET, 60_000, BUDGET))!;
+      expect(reservedBytes).toBe(2 * MB);
+      expect(await store.reservePart(id, "h/w", 4 * MB, 0, BUDGET.total)).toBe("reserved");
+      expect((await store.get(id))!.reservedBytes).toBe(4 * MB);
+      // Another job takes 6 MB of the 10 MB budget.
+      await store.accept(newJob(50, { declaredSize: 3 * MB }), T0);
+      expect(await store.claimDownload("h/x", T0 + QUIET, 60_000, BUDGET)).toMatchObject({ fileUniqueId: "U50", reservedBytes: 6 * MB });
+      expect(await store.reservePart(id, "h/w", 3 * MB, 0, BUDGET.total)).toBe("reserved"); // not more than held
+      expect(await store.reservePart(id, "other/w", 4 * MB, 0, BUDGET.total)).toBe("lost");
+      expect(await store.reservePart(id, "h/w", 5 * MB, MB, BUDGET.total)).toBe("yielded"); // 6 + 5 > 10
+      expect(await store.get(id)).toMatchObject({ status: "accepted", leaseOwner: null, leaseUntil: null, attempts: 0, reservedBytes: MB });
+      expect(await store.reservePart(id, "h/w", 5 * MB, MB, BUDGET.total)).toBe("lost");
     });
 
     test("a part over the limit is recorded failed/too_big and reserves nothing", async () => {
