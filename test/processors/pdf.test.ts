@@ -7,7 +7,6 @@ import { join } from "node:path";
 import { unzipSync } from "fflate";
 import sharp from "sharp";
 import { afterEach, describe, expect, test } from "vitest";
-import { OVER_BUDGET, withBudget } from "../../processors/budget.ts";
 import { pdfEngineSelfCheck } from "../../processors/pdf/engine.ts";
 import type { ProcessorResult } from "../../processors/types.ts";
 import { makePdf, prependJunk } from "../../scripts/samples/index.ts";
@@ -156,11 +155,6 @@ describe("damaged and refused PDFs", () => {
   test("over maxPdfPages → too_many_pages {pages, limit}", async () => {
     const err = await refused(processBytes(makePdf({ pages: [["1"], ["2"], ["3"], ["4"], ["5"]] }), "big.pdf", { maxPdfPages: 4 }));
     expect([err.reason, err.params]).toEqual(["too_many_pages", { pages: 5, limit: 4 }]);
-  });
-
-  test("withBudget returns OVER_BUDGET for a step that outlives it, the value otherwise", async () => {
-    expect(await withBudget(new Promise(() => undefined), 20)).toBe(OVER_BUDGET);
-    expect(await withBudget(Promise.resolve(7), 1000)).toBe(7);
   });
 });
 
