@@ -2,8 +2,9 @@
  * Recovery in seconds (issue 11 item 4; CONTRACTS.md §6): the real bot process, SIGKILLed mid-download,
  * restarted on the same data. Each start has its own lease owner id `<HOST_ID>/<start id>`; a start on the
  * same host takes back the dead process's lease at once, so the job resumes right after the restart —
- * with LEASE_TTL at 10 minutes, a bot that waited for the lease to expire would leave the job stuck far
- * past this test's 15 s poll. A start under another HOST_ID leaves the lease alone (another host's
+ * with LEASE_TTL at 10 minutes, a bot that waited for the lease to expire would never log the reclaim,
+ * would still hold the dead lease once started, and would leave the job stuck far past the 15 s poll
+ * for its end. A start under another HOST_ID leaves the lease alone (another host's
  * process may be alive). Strict emulator: Telegram's rate limits on.
  */
 import { Database } from "bun:sqlite";
@@ -74,9 +75,18 @@ test("SIGKILL mid-download: a start under another HOST_ID leaves the lease alone
   await beta.kill();
 
   // Third process, host alpha again: the dead start's lease is taken back at once and the job resumes.
+  // The signal is the reclaim itself (engine start, right after the start-up self-checks: waited for
+  // with the 30 s this test gives every start-up), then the job's end. One 15 s poll from the spawn
+  // covered both, and the start-up is most of it (a pool child warmed up, the PDF and OCR self-checks:
+  // 5.5–7 s of the 6.5–8 s beside 3 busy loops; the resumed work ≈ 1 s): under the merge queue's load
+  // it ran out with the job still `processing`.
   const again = start(env);
+  const reclaimLine = () => again.lines.find((l) => String(l.msg).startsWith("reclaimed "));
+  await expect.poll(reclaimLine, { timeout: 30_000 }).toBeDefined();
+  // At that moment the dead start's lease is gone (10 minutes before LEASE_TTL would have freed it).
+  expect(row(dbFile, u.chatId, sent.message_id)!.lease_owner).not.toBe(held.lease_owner);
   await expect.poll(() => row(dbFile, u.chatId, sent.message_id)?.status).toBe("ready");
-  const reclaimed = again.lines.find((l) => String(l.msg).startsWith("reclaimed "));
+  const reclaimed = reclaimLine();
   expect(reclaimed).toMatchObject({ msg: "reclaimed 1 lease(s) held by this host's earlier process; the jobs resume by state", jobs: [held.id], states: ["accepted"], from: [held.lease_owner] });
   expect(String(reclaimed!.owner)).toMatch(/^alpha\//);
   expect(reclaimed!.owner).not.toBe(held.lease_owner);
