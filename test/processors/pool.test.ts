@@ -413,8 +413,15 @@ test("treeResidentBytes adds every descendant: a shell, its child and grandchild
   try {
     const kids = (pid: number): number[] =>
       readdirSync(`/proc/${pid}/task`).flatMap((t) => readFileSync(`/proc/${pid}/task/${t}/children`, "utf8").split(" ").filter(Boolean).map(Number));
-    await expect.poll(() => kids(sh.pid).flatMap((k) => [k, ...kids(k)]).length).toBe(3);
-    const tree = [sh.pid, ...kids(sh.pid).flatMap((k) => [k, ...kids(k)])];
+    const descendants = (): number[] => kids(sh.pid).flatMap((k) => [k, ...kids(k)]);
+    // Asleep, not just there: a child that has forked but not yet exec'd `sleep`, or is still being
+    // loaded (state R or D), changes its RSS between two reads. `comm` and the state from /proc/<pid>/stat.
+    const asleep = (pid: number): string => {
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      return `${stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")"))}:${stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3)}`;
+    };
+    await expect.poll(() => [sh.pid, ...descendants()].map(asleep).sort()).toEqual(["sh:S", "sh:S", "sleep:S", "sleep:S"]);
+    const tree = [sh.pid, ...descendants()];
     const sum = (await Promise.all(tree.map(residentBytes))).reduce<number>((a, b) => a + b!, 0);
     expect(await treeResidentBytes(sh.pid)).toBe(sum);
     expect(sum).toBeGreaterThan((await residentBytes(sh.pid))!);
