@@ -53,7 +53,7 @@ check_arch() {
 
 # check_memory — MemTotal against the minimum, and the worst case of the configured pool.
 check_memory() {
-  local total_kb total_mb conc mem worst
+  local total_kb total_mb conc mem ocr worst
   total_kb="$(awk '/^MemTotal:/ { print $2 }' "$(host_file /proc/meminfo)" 2>/dev/null || true)"
   [ -n "$total_kb" ] || { warn "cannot read MemTotal from /proc/meminfo; memory not checked"; return 0; }
   total_mb=$((total_kb / 1024))
@@ -64,13 +64,15 @@ check_memory() {
   conc="${conc:-$(nproc 2>/dev/null || echo 1)}"
   mem="$(existing PROCESS_MEMORY_MB)"
   mem="${mem:-1024}"
-  worst=$((BOT_ALLOWANCE_MB + conc * mem))
-  log "  memory: $total_mb MB; worst case of the bot with PROCESS_CONCURRENCY=$conc × PROCESS_MEMORY_MB=$mem: $worst MB"
+  ocr="$(existing OCR_CONCURRENCY)"
+  ocr="${ocr:-$(nproc 2>/dev/null || echo 1)}"
+  worst="$(pool_worst_mb "$conc" "$mem" "$ocr")"
+  log "  memory: $total_mb MB; worst case of the bot with PROCESS_CONCURRENCY=$conc × (PROCESS_MEMORY_MB=$mem + OCR_CONCURRENCY=$ocr × ${TESSERACT_MEMORY_MB} MB): $worst MB"
   if [ "$total_mb" -lt "$LOW_MEMORY_MB" ]; then
     warn "only $total_mb MB of memory: docs/sizing.md sizes 2 GB as the smallest VPS (PROCESS_CONCURRENCY=1, PROCESS_MEMORY_MB=768)"
   fi
   if [ "$worst" -gt "$total_mb" ]; then
-    warn "PROCESS_CONCURRENCY × PROCESS_MEMORY_MB ($conc × $mem MB) plus the bot exceeds this host's $total_mb MB: lower them in $ETC/docket.env (docs/sizing.md); the unit's MemoryMax stops the bot before the host runs out"
+    warn "PROCESS_CONCURRENCY × (PROCESS_MEMORY_MB + OCR_CONCURRENCY × ${TESSERACT_MEMORY_MB} MB) ($conc × ($mem + $ocr × ${TESSERACT_MEMORY_MB}) MB) plus the bot exceeds this host's $total_mb MB: lower them in $ETC/docket.env (docs/sizing.md); the unit's MemoryMax stops the bot before the host runs out"
   fi
 }
 

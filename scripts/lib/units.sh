@@ -57,23 +57,36 @@ BOT_ALLOWANCE_MB=128        # the bot process, above its measured ≈ 95 MB peak
 OS_RESERVE_MB=512           # left to the OS, sshd and journald whatever docket is set to
 BOT_API_MEMORY_MB=1024      # the local server container's mem_limit (compose DOCKET_BOT_API_MEMORY default)
 NGINX_MEMORY_MB=128         # the webhook nginx container's mem_limit (DOCKET_NGINX_MEMORY default)
+TESSERACT_MEMORY_MB=256     # the pool's OCR allowance per concurrent Tesseract (bot/worker/process-step.ts TESSERACT_ALLOWANCE_MB)
+
+# pool_worst_mb CONC MEM OCR — the bot's worst case in MB: its own allowance plus every processing
+# slot at its cap with the OCR allowance of its Tesseracts granted (processors/pool stage allowance).
+pool_worst_mb() {
+  echo $((BOT_ALLOWANCE_MB + $1 * ($2 + $3 * TESSERACT_MEMORY_MB)))
+}
 
 # resources_dropin — MemoryHigh/MemoryMax/TasksMax of docket.service from the pool's settings
 # (docket.env, else their defaults) and this host's memory and cores:
-#   MemoryHigh = bot allowance + PROCESS_CONCURRENCY × PROCESS_MEMORY_MB (every slot at its cap:
-#                above it the kernel reclaims and throttles), MemoryMax = MemoryHigh × 1.25,
+#   MemoryHigh = bot allowance + PROCESS_CONCURRENCY × (PROCESS_MEMORY_MB + OCR_CONCURRENCY × 256)
+#                (every slot at its cap, the OCR allowance included: a slot recognizing a scan may use
+#                its cap plus 256 MB per Tesseract; above it the kernel reclaims and throttles),
+#                MemoryMax = MemoryHigh × 1.25,
 #   both at most RAM − OS reserve − the containers' limits (local server, nginx);
-#   TasksMax   = (32 + 4 × cores) + 2 × PROCESS_CONCURRENCY × (24 + 4 × cores): a retiring child
-#                and its replacement may live side by side for a moment.
-# Re-run install.sh after changing PROCESS_CONCURRENCY or PROCESS_MEMORY_MB.
+#   TasksMax   = (32 + 4 × cores) + 2 × PROCESS_CONCURRENCY × (24 + 4 × cores + 4 × OCR_CONCURRENCY):
+#                a retiring child and its replacement may live side by side for a moment, and each
+#                slot may run OCR_CONCURRENCY Tesseracts (OMP_THREAD_LIMIT=1: a few threads each).
+# OCR_CONCURRENCY defaults to the cores, as in bot/config.ts.
+# Re-run install.sh after changing PROCESS_CONCURRENCY, PROCESS_MEMORY_MB or OCR_CONCURRENCY.
 resources_dropin() {
-  local conc mem cores total_kb ram cap high max tasks note=""
+  local conc mem ocr cores total_kb ram cap high max tasks note=""
   cores="$(nproc 2>/dev/null || echo 1)"
   conc="$(existing PROCESS_CONCURRENCY)"
   conc="${conc:-$cores}"
   mem="$(existing PROCESS_MEMORY_MB)"
   mem="${mem:-1024}"
-  high=$((BOT_ALLOWANCE_MB + conc * mem))
+  ocr="$(existing OCR_CONCURRENCY)"
+  ocr="${ocr:-$cores}"
+  high="$(pool_worst_mb "$conc" "$mem" "$ocr")"
   max=$((high * 5 / 4))
   total_kb="$(awk '/^MemTotal:/ { print $2 }' "$(host_file /proc/meminfo)" 2>/dev/null || echo 0)"
   ram=$((total_kb / 1024))
@@ -83,18 +96,18 @@ resources_dropin() {
   if [ "$cap" -lt 512 ]; then cap=512; fi # a host this small is warned about in the preflight
   if [ "$ram" -gt 0 ] && [ "$max" -gt "$cap" ]; then
     note=" (capped by this host's $ram MB)"
-    warn "PROCESS_CONCURRENCY=$conc × PROCESS_MEMORY_MB=$mem needs MemoryMax=${max}M, more than this host can give docket (${cap}M after the OS and the containers): MemoryMax=${cap}M; lower PROCESS_MEMORY_MB or PROCESS_CONCURRENCY in $ETC/docket.env (docs/sizing.md)"
+    warn "PROCESS_CONCURRENCY=$conc × (PROCESS_MEMORY_MB=$mem + OCR_CONCURRENCY=$ocr × ${TESSERACT_MEMORY_MB} MB) needs MemoryMax=${max}M, more than this host can give docket (${cap}M after the OS and the containers): MemoryMax=${cap}M; lower PROCESS_MEMORY_MB, PROCESS_CONCURRENCY or OCR_CONCURRENCY in $ETC/docket.env (docs/sizing.md)"
     max="$cap"
     if [ "$high" -gt $((max * 9 / 10)) ]; then high=$((max * 9 / 10)); fi
   fi
-  tasks=$(((32 + 4 * cores) + 2 * conc * (24 + 4 * cores)))
+  tasks=$(((32 + 4 * cores) + 2 * conc * (24 + 4 * cores + 4 * ocr)))
   printf '[Service]
-# Sized by install.sh for PROCESS_CONCURRENCY=%s, PROCESS_MEMORY_MB=%s, %s cores%s (docs/sizing.md).
+# Sized by install.sh for PROCESS_CONCURRENCY=%s, PROCESS_MEMORY_MB=%s, OCR_CONCURRENCY=%s, %s cores%s (docs/sizing.md).
 MemoryHigh=%sM
 MemoryMax=%sM
 TasksMax=%s
 ' \
-    "$conc" "$mem" "$cores" "$note" "$high" "$max" "$tasks" | stage_unit docket.service.d/30-resources.conf
+    "$conc" "$mem" "$ocr" "$cores" "$note" "$high" "$max" "$tasks" | stage_unit docket.service.d/30-resources.conf
   log "  docket.service: MemoryHigh=${high}M MemoryMax=${max}M TasksMax=$tasks$note"
 }
 

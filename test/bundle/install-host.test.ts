@@ -85,20 +85,24 @@ describe("install.sh checks the host like a product (issue 9 item 12)", () => {
   it("sizes MemoryHigh/MemoryMax/TasksMax of docket.service from the pool and caps them by the host's memory", async () => {
     const root = testTempDir("sizing");
     mkdirSync(join(root, "etc/docket"), { recursive: true });
-    writeFileSync(join(root, "etc/docket/docket.env"), "PROCESS_CONCURRENCY=3\nPROCESS_MEMORY_MB=512\n");
+    writeFileSync(join(root, "etc/docket/docket.env"), "PROCESS_CONCURRENCY=3\nPROCESS_MEMORY_MB=512\nOCR_CONCURRENCY=1\n");
     const r = await install(["--root", root, "--no-start", "--download-budget", "16MB"], { BOT_TOKEN: fakeToken() });
     expect(r.status).toBe(0);
     const cores = Number(runCmd(["nproc"]).stdout.trim());
     const dropin = () => readFileSync(join(root, "etc/systemd/system/docket.service.d/30-resources.conf"), "utf8");
-    // 128 MB for the bot + 3 × 512; MemoryMax a quarter above; threads: (32 + 4·cores) + 2 × 3 × (24 + 4·cores).
-    expect(dropin()).toContain(`MemoryHigh=1664M\nMemoryMax=2080M\nTasksMax=${32 + 4 * cores + 2 * 3 * (24 + 4 * cores)}\n`);
+    // 128 MB for the bot + 3 × (512 + one Tesseract's 256 MB OCR allowance); MemoryMax a quarter above;
+    // threads: (32 + 4·cores) + 2 × 3 × (24 + 4·cores + 4 per Tesseract).
+    expect(dropin()).toContain(`MemoryHigh=2432M\nMemoryMax=3040M\nTasksMax=${32 + 4 * cores + 2 * 3 * (24 + 4 * cores + 4)}\n`);
+    expect(r.stdout + r.stderr).toContain("worst case of the bot with PROCESS_CONCURRENCY=3 × (PROCESS_MEMORY_MB=512 + OCR_CONCURRENCY=1 × 256 MB): 2432 MB");
     // A 2 GB host cannot give 2 × 1024 MB: MemoryMax is what is left after the OS, with a warning.
     mkdirSync(join(root, "proc"));
     writeFileSync(join(root, "proc/meminfo"), "MemTotal:  2097152 kB\n");
-    writeFileSync(join(root, "etc/docket/docket.env"), readFileSync(join(root, "etc/docket/docket.env"), "utf8").replace("PROCESS_CONCURRENCY=3\nPROCESS_MEMORY_MB=512\n", "PROCESS_CONCURRENCY=2\nPROCESS_MEMORY_MB=1024\n"));
+    writeFileSync(join(root, "etc/docket/docket.env"), readFileSync(join(root, "etc/docket/docket.env"), "utf8").replace("PROCESS_CONCURRENCY=3\nPROCESS_MEMORY_MB=512\nOCR_CONCURRENCY=1\n", "PROCESS_CONCURRENCY=2\nPROCESS_MEMORY_MB=1024\n"));
     const small = await install(["--root", root, "--no-start"]);
     expect(small.status).toBe(0);
-    expect(small.stderr).toContain("needs MemoryMax=2720M, more than this host can give docket (1536M after the OS and the containers): MemoryMax=1536M; lower PROCESS_MEMORY_MB or PROCESS_CONCURRENCY");
+    // OCR_CONCURRENCY unset: one Tesseract per core, as bot/config.ts defaults it.
+    const wanted = Math.floor(((128 + 2 * (1024 + cores * 256)) * 5) / 4);
+    expect(small.stderr).toContain(`PROCESS_CONCURRENCY=2 × (PROCESS_MEMORY_MB=1024 + OCR_CONCURRENCY=${cores} × 256 MB) needs MemoryMax=${wanted}M, more than this host can give docket (1536M after the OS and the containers): MemoryMax=1536M; lower PROCESS_MEMORY_MB, PROCESS_CONCURRENCY or OCR_CONCURRENCY`);
     expect(dropin()).toContain("MemoryHigh=1382M\nMemoryMax=1536M\n");
     if (toolPath("systemd-analyze")) {
       prepareVerifyRoot(root);
