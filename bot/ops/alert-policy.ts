@@ -13,6 +13,7 @@ export const ALERT_CAUSES = {
   verify_failed: "restore drill (backup verify) failed",
   webhook_error: "webhook in error",
   unit_failed: "a docket unit failed",
+  bot_api_dir: "the local Bot API server's files are out of reach",
 } as const;
 
 /** One of {@link ALERT_CAUSES}. */

@@ -1,7 +1,8 @@
 /**
  * What makes the bot raise an operator alert by itself (issue 10 item 3), at the readiness monitor's
  * pace: a readiness check that starts failing (`disk` → disk_low, `webhook` → webhook_error,
- * `backup` → backup_failed), a restore drill newly recorded as failed (verify_failed), and repeated
+ * `backup` → backup_failed, `botApiDir` → bot_api_dir in local mode: every local job would end
+ * `file_not_readable` until the operator fixes it), a restore drill newly recorded as failed (verify_failed), and repeated
  * processing crashes (processing_crashes, bot/ops/alert-policy.ts CrashWatch). `unit_failed` comes
  * only from `docket notify` (the OnFailure= hook). Each raise is one journal line at warning and a
  * pending alert; the once-per-hour rule is the sender's.
@@ -13,7 +14,7 @@ import type { Check } from "./check.ts";
 import type { Metrics } from "./metrics.ts";
 
 /** Readiness checks whose failure is an alert, and its cause. */
-const CAUSE_OF_CHECK: Readonly<Record<string, AlertCause>> = { disk: "disk_low", webhook: "webhook_error", backup: "backup_failed" };
+const CAUSE_OF_CHECK: Readonly<Record<string, AlertCause>> = { disk: "disk_low", webhook: "webhook_error", backup: "backup_failed", botApiDir: "bot_api_dir" };
 
 /** Raises alerts from readiness transitions, the backup status file and the crash counter. */
 export class AlertWatch {

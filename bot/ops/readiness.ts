@@ -79,8 +79,13 @@ export function diskCheck(dataDir: string, budget: number, reserved: () => Promi
       let need = Math.max(0, budget - inUse);
       let detail = `${mb(free)} MB free on ${dataDir}, budget ${mb(budget)} MB (${mb(inUse)} MB reserved)`;
       let ok = true;
-      if (botApiDir !== undefined) {
-        if ((await stat(botApiDir)).dev === (await stat(dataDir)).dev) {
+      // The server's dir out of reach is the `botApiDir` check's finding (one cause, one line); the disk
+      // check then judges the data's disk alone rather than failing with a bare ENOENT/EACCES.
+      const apiDev = botApiDir === undefined ? undefined : await stat(botApiDir).then((st) => st.dev, () => null);
+      if (botApiDir !== undefined && apiDev === null) {
+        detail += `; the Bot API server's files (${botApiDir}) could not be looked at (see the botApiDir check)`;
+      } else if (botApiDir !== undefined) {
+        if (apiDev === (await stat(dataDir)).dev) {
           need += budget;
           detail += `; the Bot API server's files (${botApiDir}) are on the same disk: ${mb(budget)} MB more`;
         } else {

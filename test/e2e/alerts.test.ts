@@ -100,3 +100,19 @@ test("the only admin blocked the bot: failed, one error line naming ADMIN_USER_I
   expect(String((await s.app.services.store.alertsSince(0))[0]!.detail)).toContain(`${blocked}: `);
   expect(s.logs.join("\n")).not.toContain(s.em.token.split(":")[1]);
 });
+
+test("local mode, LOCAL_BOT_API_DIR out of reach: one bot_api_dir alert naming the directory and the fix", async () => {
+  let admin = 0;
+  const missing = "/nonexistent/docket-test/telegram-bot-api";
+  const { s } = await withOps((st) => {
+    admin = st.em.user().id;
+    return { mode: "local", localBotApiDir: missing, adminUserIds: [admin], hostId: "vps-test" };
+  });
+  const sent = () => s.em.calls.filter((c) => c.method === "sendMessage" && c.chatId === admin && c.ok);
+  await expect.poll(() => sent().length).toBe(1);
+  expect(String(sent()[0]!.params.text)).toBe(
+    `⚠️ docket on vps-test: the local Bot API server's files are out of reach\nLOCAL_BOT_API_DIR ${missing} does not exist on this host; set LOCAL_BOT_API_DIR to the server's --dir, bind-mounted at the same absolute path in its container (DOCKET_BOT_API_DIR in compose.env), then restart docket`,
+  );
+  expect(lines(s).filter((l) => l.msg.startsWith("alert bot_api_dir: ")).map((l) => [l.level, l.cause])).toEqual([[40, "bot_api_dir"]]);
+  await expect.poll(async () => (await s.app.services.store.alertsSince(0)).map((r) => [r.cause, r.state])).toEqual([["bot_api_dir", "sent"]]);
+});

@@ -27,7 +27,7 @@ describe("decide: once per cause per hour", () => {
 test("the message: host, title, text, and what was not sent", () => {
   expect(alertMessage("backup_failed", "restic: wrong password", "vps-1", 0)).toBe("⚠️ docket on vps-1: backup failed\nrestic: wrong password");
   expect(alertMessage("disk_low", "1 MB free", "vps-1", 3)).toBe("⚠️ docket on vps-1: disk below the byte budget\n1 MB free\n(3 more of this kind in the last hour were not sent: at most one per hour)");
-  expect(Object.keys(ALERT_CAUSES)).toEqual(["disk_low", "processing_crashes", "backup_failed", "verify_failed", "webhook_error", "unit_failed"]);
+  expect(Object.keys(ALERT_CAUSES)).toEqual(["disk_low", "processing_crashes", "backup_failed", "verify_failed", "webhook_error", "unit_failed", "bot_api_dir"]);
   expect([isAlertCause("unit_failed"), isAlertCause("toString"), isAlertCause("disk")]).toEqual([true, false, false]);
 });
 
