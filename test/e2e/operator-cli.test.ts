@@ -93,7 +93,7 @@ describe("docket notify", () => {
     dirs.push(dir);
     const env = { DATA_DIR: dir };
     const bad = await docket(["notify", "disk_full", "x"], env);
-    expect([bad.code, bad.err.split("\n")[0]]).toEqual([2, 'docket: unknown cause "disk_full"; causes: disk_low, processing_crashes, backup_failed, verify_failed, webhook_error, unit_failed']);
+    expect([bad.code, bad.err.split("\n")[0]]).toEqual([2, 'docket: unknown cause "disk_full"; causes: disk_low, processing_crashes, backup_failed, verify_failed, webhook_error, unit_failed, bot_api_dir']);
     expect((await docket(["notify", "disk_low"], env)).code).toBe(2);
     const none = await docket(["notify", "disk_low", "1 MB free"], env);
     expect([none.code, none.err.trim()]).toEqual([1, `docket notify: no docket database at ${join(dir, "db", "docket.sqlite")}; is DATA_DIR right (--data-dir)? The alert was not recorded.`]);
