@@ -35,6 +35,8 @@ import { count429s } from "./ops/count-429.ts";
 import { readBackupStatus } from "./backup/status.ts";
 import { OutboxStatusReporter } from "./status/outbox-reporter.ts";
 import { statusMessageOf } from "./status/status-message.ts";
+import { FinalSender } from "./status/finals.ts";
+import { newStartId, ownerId } from "./jobs/owner.ts";
 import { chatHoldsTransformer, makeOptions, Outbox } from "./outbox/index.ts";
 import { epochClock, PgLedger } from "./outbox/pg-ledger.ts";
 import type { StatusReporter } from "./status/reporter.ts";
@@ -71,6 +73,11 @@ export interface App {
   janitorPass(): Promise<void>;
   /** Intake's recorded replies: `resume()` at start sends what an earlier process left pending. */
   readonly replies: ReplySender;
+  /**
+   * Final status messages shown from their records: `start()` (run by `engine.start()`; call it yourself
+   * where the engine does not run, DOCKET_ROLE=intake) shows what an earlier process left.
+   */
+  readonly finals: FinalSender;
   /**
    * Send one plain-text message to a chat through the outbox (operator alerts).
    * @throws StreamFailedError when Telegram refused it (chat not found, bot blocked, …)
@@ -213,12 +220,16 @@ export async function createApp(opts: AppOptions): Promise<App> {
     },
     redeliver: async (job) => void (await delivery.redeliver(job, localeFor(job.languageCode))),
   });
+  // Final status messages ("Done", "failed"), shown from the record each final commit writes (issue 14
+  // item 6): held by this process start's owner id, the engine's lease owner.
+  const finals = new FinalSender({ store, log, now, owner: ownerId(config.hostId, newStartId()), hostId: config.hostId, status, background, holdMs: config.leaseTtlMs });
   const services: Services = {
     config,
     store,
     log,
     api,
     status,
+    finals,
     delivery,
     metrics,
     now,
@@ -234,7 +245,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
   const ocr =
     opts.ocr ??
     new OcrState(config, async (languages) => (pool ? pool.ocrSelfCheck(languages) : (await import("../processors/ocr/self-check.ts")).ocrSelfCheck(languages)), log, now);
-  engine = new Engine({ services, paths, fetcher, runner, ocr, wakeups: database.wakeups });
+  engine = new Engine({ services, paths, fetcher, runner, ocr, wakeups: database.wakeups, finals });
   const janitor = new Janitor(store, paths, log, janitorOptions(config), now, (fn) => database.once(LOCKS.expiry, fn));
 
   bot.use(activity.middleware());
@@ -275,10 +286,12 @@ export async function createApp(opts: AppOptions): Promise<App> {
       metrics.janitorLastRun.set(now() / 1000);
     },
     replies,
+    finals,
     ocr,
     async close(deadlineMs = 20_000) {
       await engine.stop(deadlineMs);
       replies.close(); // what is not delivered now stays pending for the next start
+      finals.close(); // final status messages not shown by the deadline below stay for the next start
       await pool?.close();
       await Promise.race([Promise.allSettled([...pending]), Bun.sleep(deadlineMs)]);
       await status.close();

@@ -160,7 +160,9 @@ async function main(): Promise<number> {
   process.off("SIGTERM", early);
   process.off("SIGINT", early);
 
+  // The engine starts the final status messages after its reclaim; an intake-only process shows those it commits (/cancel) and any left.
   if (config.role !== "intake") await engine.start();
+  else await app.finals.start();
   ops.markRunning();
   const janitorTimer = setInterval(() => void app.janitorPass(), config.janitorIntervalMs);
   void app.janitorPass();

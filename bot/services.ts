@@ -5,6 +5,7 @@ import type { Api } from "grammy";
 import type { Config } from "./config.ts";
 import type { Delivery } from "./deliver/delivery.ts";
 import type { StatusReporter } from "./status/reporter.ts";
+import type { FinalDelivery } from "./status/finals.ts";
 import type { JobStore } from "./jobs/store.ts";
 import type { Logger } from "./log.ts";
 import type { Metrics } from "./ops/metrics.ts";
@@ -20,6 +21,8 @@ export interface Services {
   readonly api: Api;
   /** Job status messages in the chat. */
   readonly status: StatusReporter;
+  /** Final status messages, shown from the record each final commit writes (bot/status/finals.ts). */
+  readonly finals: FinalDelivery;
   /** Sending results (first delivery and re-delivery by `file_id`). */
   readonly delivery: Delivery;
   /** Prometheus metrics. */

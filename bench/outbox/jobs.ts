@@ -32,6 +32,7 @@ import { startPolling } from "../../bot/intake/polling.ts";
 import { createLogger } from "../../bot/log.ts";
 import type { JobStore } from "../../bot/jobs/store.ts";
 import type { StatusReporter } from "../../bot/status/reporter.ts";
+import type { FinalShown } from "../../bot/status/final-rules.ts";
 import { copyRunner } from "../../test/support/copy-runner.ts";
 import { median, percentile } from "../queue/stats.ts";
 import { emulatorChild } from "./emulator-process.ts";
@@ -62,8 +63,9 @@ class NaiveStatus implements StatusReporter {
   update(job: FileJob, text: string): void {
     void this.edit(job, text).catch(() => undefined);
   }
-  async final(job: FileJob, text: string): Promise<void> {
+  async final(job: FileJob, text: string): Promise<FinalShown> {
     await this.edit(job, text).catch(() => undefined);
+    return { status: "ok" };
   }
   shown(job: FileJob): Promise<void> {
     return (this.ids.get(job.id) ?? Promise.resolve(null)).then(() => undefined);

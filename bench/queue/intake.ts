@@ -16,6 +16,7 @@ import { loadConfig } from "../../bot/config.ts";
 import type { FileJob } from "../../bot/db/schema.ts";
 import { createLogger } from "../../bot/log.ts";
 import type { StatusReporter } from "../../bot/status/reporter.ts";
+import type { FinalShown } from "../../bot/status/final-rules.ts";
 import type { ProcessRunner } from "../../bot/worker/types.ts";
 import { startEmulator } from "../../test/emulator/index.ts";
 import { seedDocketHistory } from "./history.ts";
@@ -27,7 +28,9 @@ class NoopStatus implements StatusReporter {
   adopt(_job: FileJob, _messageId: Promise<number | null>): void {}
   update(_job: FileJob, _text: string): void {}
   async shown(_job: FileJob): Promise<void> {}
-  async final(_job: FileJob, _text: string): Promise<void> {}
+  async final(_job: FileJob, _text: string): Promise<FinalShown> {
+    return { status: "ok" };
+  }
   async close(): Promise<void> {}
 }
 

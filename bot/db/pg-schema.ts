@@ -50,6 +50,12 @@ export const fileJobs = pgTable(
     reasonParams: text("reason_params"),
     lastError: text("last_error"),
     statusMessageId: int64("status_message_id"),
+    finalText: text("final_text"),
+    finalMarkup: text("final_markup"),
+    finalOwner: text("final_owner"),
+    finalUntil: text("final_until"),
+    finalTries: integer("final_tries").notNull().default(0),
+    finalDoneAt: text("final_done_at"),
     notBefore: text("not_before"),
     resultExpiresAt: text("result_expires_at"),
     createdAt: text("created_at").notNull().default(NOW_ISO),
@@ -65,6 +71,7 @@ export const fileJobs = pgTable(
     index("file_jobs_chat_id").on(t.chatId, t.id),
     index("file_jobs_expires").on(t.status, t.resultExpiresAt),
     index("file_jobs_sha").on(t.chatId, t.sha256),
+    index("file_jobs_final_pending").on(t.id).where(sql`${t.finalText} IS NOT NULL AND ${t.finalDoneAt} IS NULL`),
   ],
 );
 

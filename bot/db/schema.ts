@@ -61,6 +61,22 @@ export const fileJobs = sqliteTable(
     lastError: text("last_error"),
     /** Message id of the job's status message in the chat. */
     statusMessageId: integer("status_message_id"),
+    /**
+     * The job's final status text ("Done …", "failed: …"), written in the same UPDATE as its final
+     * state (ready, failed) and shown from this record (bot/status/finals.ts): a crash after the commit
+     * never loses it, and it is never shown before the commit. Null: no final status to show.
+     */
+    finalText: text("final_text"),
+    /** JSON InlineKeyboardMarkup sent with the final text (issue 15: the actions on a result), or null. */
+    finalMarkup: text("final_markup"),
+    /** The process sending the final status now (`<host>/<start>`), null when nobody holds it. */
+    finalOwner: text("final_owner"),
+    /** Until when {@link finalOwner} holds it (renewed while it waits), or not before when to try again; ISO. */
+    finalUntil: text("final_until"),
+    /** Failed tries of the final status (a restart's send counts only if it fails). */
+    finalTries: integer("final_tries").notNull().default(0),
+    /** When the chat showed the final status, or it was given up (one journal line says which); null while pending. */
+    finalDoneAt: text("final_done_at"),
     /** Earliest time the job may be claimed again (retry backoff), ISO. */
     notBefore: text("not_before"),
     resultExpiresAt: text("result_expires_at"),
@@ -80,6 +96,8 @@ export const fileJobs = sqliteTable(
     index("file_jobs_chat_id").on(t.chatId, t.id),
     index("file_jobs_expires").on(t.status, t.resultExpiresAt),
     index("file_jobs_sha").on(t.chatId, t.sha256),
+    // Final status messages still to show: a handful at most, looked at every few seconds.
+    index("file_jobs_final_pending").on(t.id).where(sql`${t.finalText} IS NOT NULL AND ${t.finalDoneAt} IS NULL`),
   ],
 );
 

@@ -9,6 +9,8 @@
 import { getTableColumns } from "drizzle-orm";
 import { chatReplies, fileJobs, jobAttempts } from "../db/pg-schema.ts";
 import { ACTIVE_STATES, poolFor } from "./states.ts";
+import { FINAL_SET } from "./sqlite-statements.ts";
+import { finalSql } from "./final-sql.ts";
 
 /** Every `file_jobs` column as `"snake_name" AS "camelKey"` (a `FileJob` row). */
 export const ROW = Object.entries(getTableColumns(fileJobs))
@@ -127,16 +129,17 @@ export const Q = {
     "UPDATE file_jobs SET lease_owner = NULL, lease_until = NULL, not_before = $notBefore, last_error = $detail, updated_at = $now WHERE id = $id AND status = $state AND lease_owner = $owner",
   ),
   failHeld: compile(
-    "UPDATE file_jobs SET status = 'failed', reason = $reason, reason_params = $params, last_error = $detail, lease_owner = NULL, lease_until = NULL, updated_at = $now, finished_at = $now WHERE id = $id AND status = $from AND lease_owner = $owner",
+    `UPDATE file_jobs SET status = 'failed', reason = $reason, reason_params = $params, last_error = $detail, lease_owner = NULL, lease_until = NULL, updated_at = $now, finished_at = $now, ${FINAL_SET} WHERE id = $id AND status = $from AND lease_owner = $owner`,
   ),
   failAny: compile(
-    "UPDATE file_jobs SET status = 'failed', reason = $reason, reason_params = $params, last_error = $detail, lease_owner = NULL, lease_until = NULL, updated_at = $now, finished_at = $now WHERE id = $id AND status = $from",
+    `UPDATE file_jobs SET status = 'failed', reason = $reason, reason_params = $params, last_error = $detail, lease_owner = NULL, lease_until = NULL, updated_at = $now, finished_at = $now, ${FINAL_SET} WHERE id = $id AND status = $from`,
   ),
   expire: compile("UPDATE file_jobs SET status = 'expired', updated_at = $now, reserved_bytes = 0 WHERE id = $id AND status = $from"),
   rearm: compile(
     `UPDATE file_jobs SET file_id = $fileId, update_id = $updateId, message_id = $messageId, language_code = $languageCode, status = 'accepted', attempts = 0,
        lease_owner = NULL, lease_until = NULL, not_before = NULL, reason = NULL, reason_params = NULL, last_error = NULL, local_path = NULL, sha256 = NULL,
-       real_size = NULL, facts = NULL, detected_type = NULL, result_expires_at = NULL, finished_at = NULL, status_message_id = NULL, reserved_bytes = 0, updated_at = $now
+       real_size = NULL, facts = NULL, detected_type = NULL, result_expires_at = NULL, finished_at = NULL, status_message_id = NULL, reserved_bytes = 0, updated_at = $now,
+       final_text = NULL, final_markup = NULL, final_owner = NULL, final_until = NULL, final_tries = 0, final_done_at = NULL
      WHERE id = $id AND status = $from`,
   ),
   deleteResults: compile("DELETE FROM job_results WHERE job_id = $id"),
@@ -189,3 +192,16 @@ export const R = {
   giveUp: compile("UPDATE chat_replies SET tries = tries + 1, gave_up_at = $now, last_error = $detail WHERE id = $id AND sent_at IS NULL"),
   prune: compile("DELETE FROM chat_replies WHERE created_at < $before AND (sent_at IS NOT NULL OR gave_up_at IS NOT NULL)"),
 } as const;
+
+/** The final-status statements (./final-sql.ts), compiled. */
+export const F = (() => {
+  const q = finalSql(ROW);
+  return {
+    pending: compile(q.pending),
+    claim: compile(q.claim),
+    renew: compile(q.renew),
+    finish: compile(q.finish),
+    retryLater: compile(q.retryLater),
+    reclaimHost: compile(q.reclaimHost),
+  };
+})();

@@ -25,14 +25,15 @@ import { albumNotBefore, quotaRefusal } from "./album-intake.ts";
 import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
 import { OWNER_SEPARATOR } from "./owner.ts";
-import { bind, compile, H, Q, R, type Compiled, type Params } from "./pg-statements.ts";
+import { bind, compile, F, H, Q, R, type Compiled, type Params } from "./pg-statements.ts";
 import { attemptStep, INTERRUPTED, type AttemptNote } from "./attempts.ts";
 import { PgAlerts } from "./pg-alerts.ts";
 import { PgParts } from "./pg-parts.ts";
 import type { ReasonCode } from "./reasons.ts";
 import { canTransition, isActive } from "./states.ts";
-import type { AlbumPartOutcome, AlertState, BudgetParams, FailureNote, FetchedPart, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
-import { transitionPatch, transitionSql, type TransitionShape } from "./sqlite-statements.ts";
+import type { AlbumPartOutcome, AlertState, BudgetParams, FailureNote, FetchedPart, FinalStatus, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
+import { finalColumns, transitionPatch, transitionSql, type TransitionShape } from "./sqlite-statements.ts";
+import { hostPrefix } from "./final-sql.ts";
 
 const { fileJobs, jobResults, chatSettings } = pg;
 
@@ -426,8 +427,8 @@ export class PgJobStore implements JobStore {
     })) as boolean;
   }
 
-  async fail(id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number): Promise<boolean> {
-    const values = { id, from, reason, params: JSON.stringify(params), detail, now: iso(now) };
+  async fail(id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number, final?: FinalStatus): Promise<boolean> {
+    const values = { id, from, reason, params: JSON.stringify(params), detail, now: iso(now), ...finalColumns(final) };
     return (await this.sql.begin(async (tx) => {
       const c = owner === null ? Q.failAny : Q.failHeld;
       const r = await tx.unsafe(c.text, bind(c, owner === null ? values : { ...values, owner }) as never[], { prepare: true });
@@ -435,6 +436,31 @@ export class PgJobStore implements JobStore {
       await this.record(tx, id, { step: attemptStep(from, reason), outcome: "failed", reason, params, detail }, now);
       return true;
     })) as boolean;
+  }
+
+  async pendingFinals(now: number, limit: number): Promise<FileJob[]> {
+    return this.run<FileJob>(F.pending, { now: iso(now), limit });
+  }
+
+  async claimFinal(id: number, owner: string, now: number, until: number): Promise<FileJob | null> {
+    const [row] = await this.run<FileJob>(F.claim, { id, owner, now: iso(now), until: iso(until) });
+    return row ?? null;
+  }
+
+  async renewFinals(owner: string, until: number): Promise<number> {
+    return this.changed(F.renew, { owner, until: iso(until) });
+  }
+
+  async finishFinal(id: number, now: number): Promise<boolean> {
+    return (await this.changed(F.finish, { id, now: iso(now) })) > 0;
+  }
+
+  async retryFinalLater(id: number, owner: string, notBefore: number): Promise<boolean> {
+    return (await this.changed(F.retryLater, { id, owner, notBefore: iso(notBefore) })) > 0;
+  }
+
+  async reclaimHostFinals(hostId: string, self: string): Promise<number> {
+    return this.changed(F.reclaimHost, hostPrefix(hostId, self));
   }
 
   async attempts(id: number): Promise<JobAttempt[]> {

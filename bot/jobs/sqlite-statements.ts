@@ -11,12 +11,12 @@ import type { Database, Statement } from "bun:sqlite";
 import { getTableColumns } from "drizzle-orm";
 import { fileJobs, type FileJob, type JobState } from "../db/schema.ts";
 import { ACTIVE_STATES, poolFor } from "./states.ts";
-import type { TransitionPatch } from "./store.ts";
+import type { FinalStatus, TransitionPatch } from "./store.ts";
 
 const COLUMNS = getTableColumns(fileJobs);
 
 /** Every `file_jobs` column as `"snake_name" AS "camelKey"`: a row shaped like drizzle's `FileJob`. */
-const ROW = Object.entries(COLUMNS)
+export const ROW = Object.entries(COLUMNS)
   .map(([key, column]) => `"${column.name}" AS "${key}"`)
   .join(", ");
 
@@ -29,8 +29,11 @@ const CLAIMABLE = "(lease_until IS NULL OR lease_until <= $now) AND (not_before 
 /** States the processing pool works on (bot/jobs/states.ts). */
 const PROCESS_STATES = ACTIVE_STATES.filter((s) => poolFor(s) === "process");
 
-/** Columns a transition's patch may write (every `TransitionPatch` key but the two flags). */
-type PatchField = Exclude<keyof TransitionPatch, "keepLease" | "resetAttempts">;
+/** The `file_jobs` columns a transition's `final` (a {@link TransitionPatch.final}) writes. */
+type FinalField = "finalText" | "finalMarkup" | "finalOwner" | "finalUntil" | "finalTries" | "finalDoneAt";
+
+/** Columns a transition's patch may write (every `TransitionPatch` key but the two flags and `final`, plus the final-status columns). */
+type PatchField = Exclude<keyof TransitionPatch, "keepLease" | "resetAttempts" | "final"> | FinalField;
 
 /**
  * Patch fields in a fixed order (the shape key of a cached statement). Listed as the keys of a
@@ -44,7 +47,26 @@ const PATCH_FIELDS = Object.keys({
   detectedType: 1,
   facts: 1,
   resultExpiresAt: 1,
+  finalText: 1,
+  finalMarkup: 1,
+  finalOwner: 1,
+  finalUntil: 1,
+  finalTries: 1,
+  finalDoneAt: 1,
 } satisfies Record<PatchField, 1>) as PatchField[];
+
+/**
+ * The final-status columns' values for `final` (bot/jobs/store.ts `FinalStatus`): the text, its keyboard,
+ * its holder and until when (ISO), no failed try, not shown yet; all null (and 0 tries) without one.
+ */
+export function finalColumns(final: FinalStatus | undefined): Record<FinalField, string | number | null> {
+  return final
+    ? { finalText: final.text, finalMarkup: final.markup, finalOwner: final.owner, finalUntil: new Date(final.until).toISOString(), finalTries: 0, finalDoneAt: null }
+    : { finalText: null, finalMarkup: null, finalOwner: null, finalUntil: null, finalTries: 0, finalDoneAt: null };
+}
+
+/** `fail`'s SET of the final-status columns, bound from {@link finalColumns} (the same SQL in both stores). */
+export const FINAL_SET = "final_text = $finalText, final_markup = $finalMarkup, final_owner = $finalOwner, final_until = $finalUntil, final_tries = $finalTries, final_done_at = $finalDoneAt";
 
 /** Bound values of a statement: named parameters without their `$` prefix. */
 type Params = Record<string, string | number | null>;
@@ -138,7 +160,7 @@ export class JobStatements {
     this.retryLater = sqlite.prepare(
       "UPDATE file_jobs SET lease_owner = NULL, lease_until = NULL, not_before = $notBefore, last_error = $detail, updated_at = $now WHERE id = $id AND status = $state AND lease_owner = $owner",
     );
-    const failSet = "status = 'failed', reason = $reason, reason_params = $params, last_error = $detail, lease_owner = NULL, lease_until = NULL, updated_at = $now, finished_at = $now";
+    const failSet = `status = 'failed', reason = $reason, reason_params = $params, last_error = $detail, lease_owner = NULL, lease_until = NULL, updated_at = $now, finished_at = $now, ${FINAL_SET}`;
     this.failHeld = sqlite.prepare(`UPDATE file_jobs SET ${failSet} WHERE id = $id AND status = $from AND lease_owner = $owner`);
     this.failAny = sqlite.prepare(`UPDATE file_jobs SET ${failSet} WHERE id = $id AND status = $from`);
   }
@@ -186,8 +208,9 @@ export function transitionSql(shape: TransitionShape): { key: string; text: stri
 export function transitionPatch(patch: TransitionPatch, final: boolean): { shape: TransitionShape; values: Params } {
   const fields: PatchField[] = [];
   const values: Params = {};
+  const columns: Partial<Record<PatchField, string | number | null>> = { ...patch, ...(patch.final ? finalColumns(patch.final) : {}) };
   for (const f of PATCH_FIELDS) {
-    const v = patch[f];
+    const v = columns[f];
     if (v === undefined) continue;
     fields.push(f);
     values[f] = v;

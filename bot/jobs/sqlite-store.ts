@@ -16,11 +16,12 @@ import { iso, leaseDeadline } from "./lease.ts";
 import { ACTIVE_STATES, canTransition, isActive } from "./states.ts";
 import { OWNER_SEPARATOR } from "./owner.ts";
 import type { ReasonCode } from "./reasons.ts";
-import { JobStatements, transitionPatch } from "./sqlite-statements.ts";
+import { finalColumns, JobStatements, transitionPatch } from "./sqlite-statements.ts";
+import { FinalStatements } from "./sqlite-finals.ts";
 import { ReplyStatements } from "./sqlite-replies.ts";
 import { decideExisting, decideNew, decidePart, replyKindOf, type QuotaUse } from "./intake-rules.ts";
 import { albumNotBefore, quotaRefusal, type PartLeftOut } from "./album-intake.ts";
-import type { AlbumPartOutcome, AlertState, BudgetParams, FailureNote, FetchedPart, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
+import type { AlbumPartOutcome, AlertState, BudgetParams, FailureNote, FetchedPart, FinalStatus, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
 import { SqliteAlerts } from "./sqlite-alerts.ts";
 
 /** The history row of a re-arm (bot/jobs/attempts.ts): the reason the old life ended, with its params, then the new start. */
@@ -74,7 +75,9 @@ export class SqliteJobStore implements JobStore {
   /** rearm's UPDATE and its history row, one transaction. */
   private readonly rearmTx: (id: number, from: "failed" | "expired", fresh: Pick<NewJob, "fileId" | "updateId" | "messageId" | "languageCode">, now: number) => boolean;
   /** fail's UPDATE and its history row, one transaction. */
-  private readonly failTx: (id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number) => boolean;
+  private readonly failTx: (id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number, final: FinalStatus | undefined) => boolean;
+  /** The final-status statements (./sqlite-finals.ts). */
+  private readonly finals: FinalStatements;
 
   /**
    * @param db drizzle handle from `openDb`; its bun:sqlite connection (`$client`) runs the prepared hot paths
@@ -94,8 +97,8 @@ export class SqliteJobStore implements JobStore {
       if (moved) this.history.record(id, { step: attemptStep(state, f.reason), outcome: "retry", reason: f.reason, ...(f.params ? { params: f.params } : {}), detail: f.detail }, now);
       return moved;
     });
-    this.failTx = sqlite.transaction((id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number) => {
-      const values = { id, from, reason, params: JSON.stringify(params), detail, now: iso(now) };
+    this.failTx = sqlite.transaction((id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number, final: FinalStatus | undefined) => {
+      const values = { id, from, reason, params: JSON.stringify(params), detail, now: iso(now), ...finalColumns(final) };
       const moved = (owner === null ? this.stmts.failAny.run(values) : this.stmts.failHeld.run({ ...values, owner })).changes > 0;
       if (moved) this.history.record(id, { step: attemptStep(from, reason), outcome: "failed", reason, params, detail }, now);
       return moved;
@@ -138,6 +141,7 @@ export class SqliteJobStore implements JobStore {
       this.replies.refusals(reply.userId, now - windowMs) > 0 ? null : this.replies.insert({ ...reply, jobId: null, kind: "refused" }, now),
     );
     this.alerts = new SqliteAlerts(db);
+    this.finals = new FinalStatements(sqlite);
   }
 
   /** The `ops_alerts` statements (bot/jobs/sqlite-alerts.ts). */
@@ -400,6 +404,12 @@ export class SqliteJobStore implements JobStore {
         resultExpiresAt: null,
         finishedAt: null,
         statusMessageId: null,
+        finalText: null,
+        finalMarkup: null,
+        finalOwner: null,
+        finalUntil: null,
+        finalTries: 0,
+        finalDoneAt: null,
         reservedBytes: 0,
         updatedAt: iso(now),
       })
@@ -514,8 +524,32 @@ export class SqliteJobStore implements JobStore {
     return this.retryTx(id, state, owner, notBefore, failure, now);
   }
 
-  async fail(id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number): Promise<boolean> {
-    return this.failTx(id, from, owner, reason, params, detail, now);
+  async fail(id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number, final?: FinalStatus): Promise<boolean> {
+    return this.failTx(id, from, owner, reason, params, detail, now, final);
+  }
+
+  async pendingFinals(now: number, limit: number): Promise<FileJob[]> {
+    return this.finals.pending(now, limit);
+  }
+
+  async claimFinal(id: number, owner: string, now: number, until: number): Promise<FileJob | null> {
+    return this.finals.claim(id, owner, now, until);
+  }
+
+  async renewFinals(owner: string, until: number): Promise<number> {
+    return this.finals.renew(owner, until);
+  }
+
+  async finishFinal(id: number, now: number): Promise<boolean> {
+    return this.finals.finish(id, now);
+  }
+
+  async retryFinalLater(id: number, owner: string, notBefore: number): Promise<boolean> {
+    return this.finals.retryLater(id, owner, notBefore);
+  }
+
+  async reclaimHostFinals(hostId: string, self: string): Promise<number> {
+    return this.finals.reclaimHost(hostId, self);
   }
 
   async attempts(id: number): Promise<JobAttempt[]> {

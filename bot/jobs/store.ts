@@ -152,6 +152,23 @@ export interface BudgetParams {
   readonly floor?: number;
 }
 
+/**
+ * A job's final status message, recorded with its final state (ready, failed) in the same UPDATE and shown
+ * from that record (bot/status/finals.ts): held by `owner` until `until` (epoch ms), renewed while it waits
+ * on the chat; a process that dies leaves it to the next one (this host's next start, or any host once
+ * `until` passed).
+ */
+export interface FinalStatus {
+  /** The final text in the user's language. */
+  readonly text: string;
+  /** JSON of the message's InlineKeyboardMarkup, or null for none. */
+  readonly markup: string | null;
+  /** The process that shows it (`<host>/<start>`, CONTRACTS.md §6). */
+  readonly owner: string;
+  /** Until when `owner` holds it, epoch ms. */
+  readonly until: number;
+}
+
 /** Fields a transition may set along with the new state. */
 export interface TransitionPatch {
   readonly localPath?: string | null;
@@ -165,6 +182,8 @@ export interface TransitionPatch {
   readonly keepLease?: boolean;
   /** Reset `attempts` to 0 (a forward step starts a fresh try budget). */
   readonly resetAttempts?: boolean;
+  /** The final status message to show once this (final) transition is committed, recorded in the same UPDATE. */
+  readonly final?: FinalStatus;
 }
 
 /** Where a job's verified source is and what it holds. */
@@ -319,9 +338,30 @@ export interface JobStore {
   retryLater(id: number, state: JobState, owner: string, notBefore: number, failure: FailureNote, now: number): Promise<boolean>;
   /**
    * `from → failed` with a reason (owner null: not lease-bound, e.g. /cancel), recorded in the job's
-   * history (`failed`) in the same transaction.
+   * history (`failed`) in the same transaction; `final` (the chat's "failed" text) in the same UPDATE.
    */
-  fail(id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number): Promise<boolean>;
+  fail(id: number, from: JobState, owner: string | null, reason: ReasonCode, params: Readonly<Record<string, string | number>>, detail: string, now: number, final?: FinalStatus): Promise<boolean>;
+  /**
+   * Final status messages still to show whose holder is gone or whose retry is due at `now`
+   * (`final_until` passed or unset), oldest first, at most `limit`.
+   */
+  pendingFinals(now: number, limit: number): Promise<FileJob[]>;
+  /**
+   * Take job `id`'s pending final status for `owner` until `until` (epoch ms) — only while nobody else
+   * holds it (unheld, expired, or already `owner`'s). The row, or null when it is shown, held or gone.
+   */
+  claimFinal(id: number, owner: string, now: number, until: number): Promise<FileJob | null>;
+  /** Extend every pending final status `owner` holds to `until` (epoch ms); how many. */
+  renewFinals(owner: string, until: number): Promise<number>;
+  /** The chat showed job `id`'s final status (or it was given up): done, unheld; false when it was done already. */
+  finishFinal(id: number, now: number): Promise<boolean>;
+  /** A try of job `id`'s final status failed: `final_tries + 1`, unheld, not before `notBefore` (epoch ms); only while `owner` holds it. */
+  retryFinalLater(id: number, owner: string, notBefore: number): Promise<boolean>;
+  /**
+   * Release at once the final statuses this host's earlier processes hold (one bot process per host: they
+   * are dead; CONTRACTS.md §6), like {@link reclaimHostLeases}; how many.
+   */
+  reclaimHostFinals(hostId: string, self: string): Promise<number>;
   /** The job's history of tries, oldest first (bot/jobs/attempts.ts): kept across re-arms. */
   attempts(id: number): Promise<JobAttempt[]>;
   /** Set `reserved_bytes` (refine after download, 0 when files are gone). */

@@ -14,10 +14,18 @@ import type { FileJob } from "../db/schema.ts";
 import type { Logger } from "../log.ts";
 import type { LiveStream, Outbox } from "../outbox/index.ts";
 import type { StatusReporter } from "./reporter.ts";
+import type { FinalShown } from "./final-rules.ts";
+
+/** What the job's status message should show: its text and, for the final one, its keyboard. */
+interface Shown {
+  readonly text: string;
+  readonly reply_markup?: InlineKeyboardMarkup;
+}
 
 interface Entry {
   stream: LiveStream | null;
-  latest: string | null;
+  /** The latest wanted content, shown once the stream exists (one edit, keyboard included). */
+  latest: Shown | null;
   /** Resolves once the stream exists. */
   ready: Promise<void>;
 }
@@ -57,21 +65,31 @@ export class OutboxStatusReporter implements StatusReporter {
     // A step racing /cancel or a failure may report progress after the final text: ignore it.
     if (this.finished.has(job.id)) return;
     const e = this.entries.get(job.id) ?? this.open(job);
-    e.latest = text;
-    e.stream?.update([{ text }]);
+    e.latest = { text };
+    e.stream?.update([e.latest]);
   }
 
-  async final(job: FileJob, text: string, replyMarkup?: InlineKeyboardMarkup): Promise<void> {
+  async final(job: FileJob, text: string, replyMarkup?: InlineKeyboardMarkup): Promise<FinalShown> {
     const e = this.entries.get(job.id) ?? this.open(job);
-    e.latest = text;
+    // Set before the stream exists, so its first edit (after a restart: the adopted message) carries the keyboard too.
+    e.latest = { text, ...(replyMarkup ? { reply_markup: replyMarkup } : {}) };
     this.markFinished(job.id);
     await e.ready;
     this.entries.delete(job.id);
-    if (!e.stream) return;
-    e.stream.update([{ text, ...(replyMarkup ? { reply_markup: replyMarkup } : {}) }]);
+    if (!e.stream) return { status: "closed" };
+    try {
+      e.stream.update([e.latest]);
+    } catch {
+      return { status: "closed" }; // Outbox.close() finalized the stream meanwhile (shutdown)
+    }
     const ids = await e.stream.finish({ raiseOnFailure: false });
     const outcome = e.stream.outcome();
-    if (outcome?.status !== "ok") this.log.warn({ job: job.id, outcome: outcome?.status, ids }, "final status message not fully delivered");
+    if (outcome?.status === "ok") return { status: "ok" };
+    this.log.warn({ job: job.id, outcome: outcome?.status, reason: outcome?.reason, ids }, "final status message not fully delivered");
+    if (outcome?.status === "partial") return { status: "partial" };
+    // The outbox stopped its worker (shutdown): not a try of this message.
+    if (!this.outbox.isOpen) return { status: "closed" };
+    return { status: "failed", reason: outcome?.reason, error: outcome?.error };
   }
 
   private markFinished(id: number): void {
@@ -101,7 +119,7 @@ export class OutboxStatusReporter implements StatusReporter {
         this.log.debug({ job: job.id, err }, "status not shown: the outbox is closed");
         return;
       }
-      if (e.latest !== null) e.stream.update([{ text: e.latest }]);
+      if (e.latest !== null) e.stream.update([e.latest]);
     });
     return e;
   }

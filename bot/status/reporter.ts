@@ -6,6 +6,7 @@
  */
 import type { InlineKeyboardMarkup } from "grammy/types";
 import type { FileJob } from "../db/schema.ts";
+import type { FinalShown } from "./final-rules.ts";
 
 /** Where job status text goes. Implementations rate-limit and collapse edits. */
 export interface StatusReporter {
@@ -25,9 +26,10 @@ export interface StatusReporter {
   shown(job: FileJob): Promise<void>;
   /**
    * Show the final text and wait until it is delivered (or has definitively failed); `replyMarkup` is
-   * the message's inline keyboard (issue 15: the actions on a result), sent with the same edit.
+   * the message's inline keyboard (issue 15: the actions on a result), sent with the same edit. Called by
+   * bot/status/finals.ts from the job's final-status record, which the outcome closes or keeps.
    */
-  final(job: FileJob, text: string, replyMarkup?: InlineKeyboardMarkup): Promise<void>;
+  final(job: FileJob, text: string, replyMarkup?: InlineKeyboardMarkup): Promise<FinalShown>;
   /** Deliver what is pending and stop (shutdown). */
   close(): Promise<void>;
 }

@@ -45,6 +45,11 @@ export interface EngineDeps {
   readonly idlePollMs?: number;
   /** How often waiting jobs' queue positions are refreshed, ms (default 15 000). */
   readonly positionsEveryMs?: number;
+  /**
+   * Final status messages left to show (bot/status/finals.ts): started after the reclaim, so a record this
+   * host's earlier process held is taken back with its leases. Its owner id is this engine's.
+   */
+  readonly finals?: { start(): Promise<void>; readonly owner: string };
 }
 
 /** Starts and stops the two pools; `wake()` nudges idle workers; `cancel()` stops one job. */
@@ -64,7 +69,7 @@ export class Engine {
 
   /** @param deps see {@link EngineDeps} */
   constructor(private readonly deps: EngineDeps) {
-    this.owner = ownerId(deps.services.config.hostId, newStartId());
+    this.owner = deps.finals?.owner ?? ownerId(deps.services.config.hostId, newStartId());
     this.finisher = new Finisher(deps.services, deps.paths);
     // A download handed over to processing may be processed on any host: announce it.
     this.download = new DownloadStep(deps.services, deps.paths, deps.fetcher, this.finisher, this.owner, () => this.announce());
@@ -96,7 +101,7 @@ export class Engine {
         this.deps.services.log.warn({ err }, "could not listen for wake-ups; the pools look for work every few seconds instead");
       }
     }
-    const reclaimed = this.reclaim();
+    const reclaimed = this.reclaim().then(() => this.deps.finals?.start());
     const after = (pool: "download" | "process") => this.counted(pool, reclaimed);
     for (let i = 0; i < this.config.downloadConcurrency; i++) this.loops.push(after("download"));
     for (let i = 0; i < this.config.processConcurrency; i++) this.loops.push(after("process"));
@@ -187,7 +192,7 @@ export class Engine {
       const job = await store.get(jobId);
       if (!job) return "missing";
       if (!isActive(job.status)) return "final";
-      const ok = await store.fail(jobId, job.status, null, "cancelled", {}, "cancelled by the user", this.deps.services.now());
+      const ok = await store.fail(jobId, job.status, null, "cancelled", {}, "cancelled by the user", this.deps.services.now(), this.finisher.failedStatus(job, "cancelled", {}));
       if (ok) {
         this.deps.services.metrics.jobsEnded.inc({ status: "failed", reason: "cancelled" });
         this.inFlight.get(jobId)?.abort(new Error("cancelled"));

@@ -7,6 +7,7 @@ import type { FileJob, JobState } from "../db/schema.ts";
 import { localeFor, t } from "../i18n/index.ts";
 import { attemptStep } from "../jobs/attempts.ts";
 import { decideAfterFailure, type TryFailure } from "../jobs/retry.ts";
+import type { FinalStatus } from "../jobs/store.ts";
 import type { Services } from "../services.ts";
 import { reasonText } from "../status/texts.ts";
 import { jobEntries, removeEntries, removeJobFiles, type DataPaths } from "./paths.ts";
@@ -42,7 +43,7 @@ export class Finisher {
       return ok ? "retry" : "lost";
     }
     const reason = decision.reason;
-    const ok = await store.fail(job.id, state, owner, reason, decision.params, failure.detail, now());
+    const ok = await store.fail(job.id, state, owner, reason, decision.params, failure.detail, now(), this.failedStatus(job, reason, decision.params));
     if (!ok) return "lost";
     this.services.metrics.jobsEnded.inc({ status: "failed", reason });
     jlog.warn({ reason, attempts: job.attempts, detail: failure.detail }, "job failed");
@@ -56,8 +57,8 @@ export class Finisher {
    * budget, then tell the chat — only while the row is still the failed row that was committed (issue 11
    * item 5): a re-sent file may have re-armed the job meanwhile, and its new try's files and reservation
    * are not this failure's. The entries are listed before the row is read again, so files of a new try
-   * (made later, under new generated names) are never among them. The message goes out in the
-   * background: a worker never waits on a chat's pacing or 429 hold.
+   * (made later, under new generated names) are never among them. The message (recorded with the commit)
+   * goes out in the background: a worker never waits on a chat's pacing or 429 hold.
    * @returns whether the failure was cleaned up (false: the job lives again; nothing touched)
    */
   async cleanupFailed(job: FileJob): Promise<boolean> {
@@ -70,11 +71,20 @@ export class Finisher {
     }
     await removeEntries(entries);
     await store.releaseReservation(job.id);
-    const locale = localeFor(job.languageCode);
-    const params = job.reasonParams ? (JSON.parse(job.reasonParams) as Record<string, string | number>) : {};
-    const text = t(locale, "status-failed", { id: String(job.id), reason: reasonText(locale, job.reason ?? "attempts_exhausted", params) });
-    this.services.background(() => this.services.status.final(job, text), "final status message");
+    // The chat's "failed" text was recorded with the commit; it is shown from that record.
+    this.services.finals.deliver(job);
     return true;
+  }
+
+  /**
+   * The final status to record with `failed` (JobStore.fail's `final`): "Job #N failed: <reason>" in the
+   * job's language, held by this process (bot/status/finals.ts shows it once the commit is done).
+   */
+  failedStatus(job: FileJob, reason: string, params: Readonly<Record<string, string | number>>): FinalStatus {
+    const locale = localeFor(job.languageCode);
+    const text = t(locale, "status-failed", { id: String(job.id), reason: reasonText(locale, reason, { ...params }) });
+    const { finals, now } = this.services;
+    return { text, markup: null, owner: finals.owner, until: finals.holdUntil(now()) };
   }
 
   /** Remove the job's source and intermediates (`downloads/`, `work/`). */

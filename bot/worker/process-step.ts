@@ -17,6 +17,8 @@ import { utcMinute } from "../intake/format.ts";
 import { iso } from "../jobs/lease.ts";
 import { resumeStep } from "../jobs/states.ts";
 import type { TryFailure } from "../jobs/retry.ts";
+import type { FinalStatus } from "../jobs/store.ts";
+import type { InlineKeyboardMarkup } from "grammy/types";
 import { isReasonCode } from "../jobs/reasons.ts";
 import type { Services } from "../services.ts";
 import { factsSummary, localizedLabel } from "../status/texts.ts";
@@ -268,17 +270,18 @@ export class ProcessStep {
       log.warn({ job: job.id, twin: twin.id, detail: err.description }, "a stored file_id was refused; processing the file instead");
       return false;
     }
+    const reusedText = t(locale, "status-ready-reused", { id: String(job.id), until: utcMinute(twin.resultExpiresAt!) });
     const ok = await store.transition(job.id, "processing", "ready", this.owner, now(), {
       resultExpiresAt: twin.resultExpiresAt,
       facts: twin.facts,
       detectedType: twin.detectedType,
+      final: this.finalStatus(reusedText, undefined),
     });
     if (!ok) return true;
     this.services.metrics.jobsEnded.inc({ status: "ready", reason: "" });
     log.info({ job: job.id, twin: twin.id }, "same SHA-256 as a live result: reused without processing");
     await this.finisher.releaseAfterReady(job.id);
-    const reusedText = t(locale, "status-ready-reused", { id: String(job.id), until: utcMinute(twin.resultExpiresAt!) });
-    this.services.background(() => this.services.status.final(job, reusedText), "final status message");
+    await this.showFinal(job.id);
     return true;
   }
 
@@ -305,23 +308,14 @@ export class ProcessStep {
     for (const r of sentBefore) if (r.idx < rows.length) await this.services.store.setResultFileId(job.id, r.idx, r.telegramFileId!);
   }
 
-  /** Commit `ready`, then delete the source and intermediates and release the budget, then say "done" (seed 000 order). */
+  /**
+   * Commit `ready` with its "Done" text recorded in the same UPDATE, then delete the source and
+   * intermediates and release the budget, then show "Done" from its record (seed 000 order; a crash
+   * after the commit leaves the record to the next process: bot/status/finals.ts).
+   */
   private async commitReady(job: FileJob, facts: Facts, fromPhoto: boolean): Promise<void> {
-    const { store, config, now, log, status } = this.services;
+    const { store, config, now, log } = this.services;
     const expiresAt = now() + config.resultTtlMs;
-    const ok = await store.transition(job.id, "processing", "ready", this.owner, now(), {
-      resultExpiresAt: iso(expiresAt),
-      facts: JSON.stringify(facts),
-      detectedType: facts.type,
-    });
-    if (!ok) {
-      log.warn({ job: job.id }, "job moved by someone else before ready");
-      return;
-    }
-    // Counted at the commit: a scrape that sees `ready` in the table sees it counted too.
-    this.services.metrics.jobsEnded.inc({ status: "ready", reason: "" });
-    await this.finisher.releaseAfterReady(job.id);
-    log.info({ job: job.id, file_unique_id: job.fileUniqueId, expires_at: iso(expiresAt) }, "ready");
     const locale = localeFor(job.languageCode);
     let text = t(locale, "status-ready", { id: String(job.id), facts: factsSummary(locale, facts), until: utcMinute(expiresAt) });
     const mismatch = facts.mismatchInfo as { declaredExt?: string; actualLabel?: string } | undefined;
@@ -332,8 +326,34 @@ export class ProcessStep {
     // Issue 15 item 1: the actions that fit the result, as the final message's keyboard.
     const source = actionSource({ ...job, status: "ready" }, facts, await store.results(job.id));
     const keyboard = source ? actionKeyboard(locale, job.id, source, SEARCHABLE) : undefined;
+    const ok = await store.transition(job.id, "processing", "ready", this.owner, now(), {
+      resultExpiresAt: iso(expiresAt),
+      facts: JSON.stringify(facts),
+      detectedType: facts.type,
+      final: this.finalStatus(text, keyboard),
+    });
+    if (!ok) {
+      log.warn({ job: job.id }, "job moved by someone else before ready");
+      return;
+    }
+    // Counted at the commit: a scrape that sees `ready` in the table sees it counted too.
+    this.services.metrics.jobsEnded.inc({ status: "ready", reason: "" });
+    await this.finisher.releaseAfterReady(job.id);
+    log.info({ job: job.id, file_unique_id: job.fileUniqueId, expires_at: iso(expiresAt) }, "ready");
     // "Done" goes in the background: the worker never waits on the chat's pacing or a 429 hold.
-    this.services.background(() => status.final(job, text, keyboard), "final status message");
+    await this.showFinal(job.id);
+  }
+
+  /** The final status recorded with `ready`, held by this process (bot/status/finals.ts). */
+  private finalStatus(text: string, keyboard: InlineKeyboardMarkup | undefined): FinalStatus {
+    const { finals, now } = this.services;
+    return { text, markup: keyboard ? JSON.stringify(keyboard) : null, owner: finals.owner, until: finals.holdUntil(now()) };
+  }
+
+  /** Show the final status recorded with the commit of job `id` (in the background). */
+  private async showFinal(id: number): Promise<void> {
+    const row = await this.services.store.get(id);
+    if (row) this.services.finals.deliver(row);
   }
 
   /**

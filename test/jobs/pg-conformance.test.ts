@@ -14,6 +14,7 @@ import { albumPartsSuite } from "./conformance/album-parts.ts";
 import { sourceSuite } from "./conformance/source.ts";
 import { opsReadSuite } from "./conformance/ops.ts";
 import { reclaimSuite } from "./conformance/reclaim.ts";
+import { finalsSuite } from "./conformance/finals.ts";
 
 describe.skipIf(!toolReady("postgres"))("PostgreSQL store conformance", () => {
   let server: PgServer;
@@ -26,4 +27,5 @@ describe.skipIf(!toolReady("postgres"))("PostgreSQL store conformance", () => {
   historySuite("postgres", pg);
   albumPartsSuite("postgres", pg);
   sourceSuite("postgres", pg);
+  finalsSuite("postgres", pg);
 });
