@@ -8,6 +8,11 @@
  * crash can cause is a reply Telegram accepted in the instant before `sent_at` was written
  * (Telegram has no idempotency key), the same window the kill test allows for results.
  *
+ * A `resend` reply (a re-sent file whose result is alive) is done once its results are in the chat: its
+ * text's message_id is noted when Telegram accepted it (`noteReplyMessage`), the results are sent again by
+ * `file_id`, and only then is it marked sent; a crash or a failed try in between sends the results, not the
+ * text, again (at least once, like the results' own uploads).
+ *
  * An `accepted` (or a new job's `too_big`) reply is the job's first status message: the status
  * reporter adopts it (`StatusReporter.adopt`) and edits it as the job moves; its message_id is stored
  * with the reply, in one transaction. A failed try is retried with backoff; a chat that is gone
@@ -95,7 +100,10 @@ export class ReplySender {
   deliver(reply: ChatReply, job: FileJob | null): void {
     if (this.closed || this.sending.has(reply.id)) return;
     this.sending.add(reply.id);
-    const sent = this.deps.send(reply.chatId, reply.text, reply.replyTo);
+    // A re-send of a live result is done when its results are in the chat too: its text's message_id is
+    // noted first, so a crash or a failed redelivery sends the results again, never the text a second time.
+    const resend = reply.kind === "resend" && job !== null;
+    const sent = resend && reply.messageId !== null ? Promise.resolve(reply.messageId) : this.deps.send(reply.chatId, reply.text, reply.replyTo);
     if (job && STATUS_REPLY_KINDS.has(reply.kind)) {
       this.deps.status.adopt(
         job,
@@ -108,8 +116,11 @@ export class ReplySender {
     this.deps.background(async () => {
       try {
         const messageId = await sent;
+        if (resend) {
+          if (reply.messageId === null) await this.deps.store.noteReplyMessage(reply.id, messageId);
+          await this.deps.redeliver(job);
+        }
         await this.deps.store.markReplySent(reply.id, messageId, this.deps.now());
-        if (reply.kind === "resend" && job) await this.deps.redeliver(job);
       } catch (err) {
         await this.failed(reply, err);
       } finally {

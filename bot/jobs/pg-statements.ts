@@ -11,6 +11,7 @@ import { chatReplies, fileJobs, jobAttempts } from "../db/pg-schema.ts";
 import { ACTIVE_STATES, poolFor } from "./states.ts";
 import { FINAL_SET } from "./sqlite-statements.ts";
 import { finalSql } from "./final-sql.ts";
+import { NOTE_REPLY_MESSAGE } from "./sqlite-replies.ts";
 
 /** Every `file_jobs` column as `"snake_name" AS "camelKey"` (a `FileJob` row). */
 export const ROW = Object.entries(getTableColumns(fileJobs))
@@ -176,6 +177,7 @@ export const H = {
 
 /** The statements of intake's transactional outbox (`chat_replies`; issue 11 item 3), as ./sqlite-replies.ts. */
 export const R = {
+  noteMessage: compile(NOTE_REPLY_MESSAGE),
   insert: compile(
     `INSERT INTO chat_replies (update_id, chat_id, user_id, reply_to, job_id, kind, text, created_at)
      VALUES ($updateId, $chatId, $userId, $replyTo, $jobId, $kind, $text, $now)

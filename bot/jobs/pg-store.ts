@@ -279,6 +279,10 @@ export class PgJobStore implements JobStore {
     });
   }
 
+  async noteReplyMessage(id: number, messageId: number): Promise<void> {
+    await this.changed(R.noteMessage, { id, messageId });
+  }
+
   async retryReplyLater(id: number, notBefore: number, detail: string): Promise<void> {
     await this.changed(R.retryLater, { id, notBefore: iso(notBefore), detail });
   }

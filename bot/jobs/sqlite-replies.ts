@@ -20,6 +20,9 @@ const STATUS_KINDS = `(${[...STATUS_REPLY_KINDS].map((k) => `'${k}'`).join(", ")
 
 type Params = Record<string, string | number | null>;
 
+/** JobStore.noteReplyMessage (the same SQL in both stores): the id of a pending reply the chat shows already. */
+export const NOTE_REPLY_MESSAGE = "UPDATE chat_replies SET message_id = $messageId WHERE id = $id AND sent_at IS NULL AND message_id IS NULL";
+
 /** A reply as intake records it. */
 export interface ReplyValues {
   readonly updateId: number;
@@ -39,6 +42,7 @@ export class ReplyStatements {
   private readonly sentStmt: Statement<{ jobId: number | null; kind: string }, [Params]>;
   private readonly statusMessage: Statement<unknown, [Params]>;
   private readonly retryStmt: Statement<unknown, [Params]>;
+  private readonly noteStmt: Statement<unknown, [Params]>;
   private readonly giveUpStmt: Statement<unknown, [Params]>;
   private readonly pruneStmt: Statement<unknown, [Params]>;
   /** markSent's two writes as one transaction. */
@@ -58,6 +62,7 @@ export class ReplyStatements {
     this.sentStmt = sqlite.prepare('UPDATE chat_replies SET sent_at = $now, message_id = $messageId WHERE id = $id AND sent_at IS NULL RETURNING job_id AS "jobId", kind');
     // Only while the job has no status message yet: a re-armed job's new reply is the one that counts.
     this.statusMessage = sqlite.prepare("UPDATE file_jobs SET status_message_id = $messageId WHERE id = $jobId AND status_message_id IS NULL");
+    this.noteStmt = sqlite.prepare(NOTE_REPLY_MESSAGE);
     this.retryStmt = sqlite.prepare("UPDATE chat_replies SET tries = tries + 1, not_before = $notBefore, last_error = $detail WHERE id = $id AND sent_at IS NULL");
     this.giveUpStmt = sqlite.prepare("UPDATE chat_replies SET tries = tries + 1, gave_up_at = $now, last_error = $detail WHERE id = $id AND sent_at IS NULL");
     this.pruneStmt = sqlite.prepare("DELETE FROM chat_replies WHERE created_at < $before AND (sent_at IS NOT NULL OR gave_up_at IS NOT NULL)");
@@ -85,6 +90,11 @@ export class ReplyStatements {
   /** Mark sent (and a status reply's job's `status_message_id`), one transaction. */
   markSent(id: number, messageId: number, now: number): void {
     this.markSentTx(id, messageId, now);
+  }
+
+  /** See JobStore.noteReplyMessage. */
+  noteMessage(id: number, messageId: number): void {
+    this.noteStmt.run({ id, messageId });
   }
 
   /** One more failed try; not before `notBefore`. */

@@ -355,6 +355,10 @@ export class SqliteJobStore implements JobStore {
     this.replies.markSent(id, messageId, now);
   }
 
+  async noteReplyMessage(id: number, messageId: number): Promise<void> {
+    this.replies.noteMessage(id, messageId);
+  }
+
   async retryReplyLater(id: number, notBefore: number, detail: string): Promise<void> {
     this.replies.retryLater(id, notBefore, detail);
   }

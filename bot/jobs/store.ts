@@ -280,6 +280,12 @@ export interface JobStore {
    * (intake-rules.ts `STATUS_REPLY_KINDS`), store the id as its job's `status_message_id` — one transaction.
    */
   markReplySent(id: number, messageId: number, now: number): Promise<void>;
+  /**
+   * Telegram accepted pending reply `id` as `messageId`, but the reply is not done yet (a `resend`: its
+   * results go after it): note the id and keep it pending, so the next try sends only what is left. No-op
+   * when it is sent or has an id already.
+   */
+  noteReplyMessage(id: number, messageId: number): Promise<void>;
   /** A try of reply `id` failed: `tries + 1`, not before `notBefore`, with the (redacted) detail. */
   retryReplyLater(id: number, notBefore: number, detail: string): Promise<void>;
   /** Stop trying reply `id` (the chat is gone, or tries ran out). */

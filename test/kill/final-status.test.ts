@@ -100,3 +100,42 @@ test("SIGKILL right after the final commits, the final edits still held by a 429
   expect(good.messages().filter((m) => m.document).map((m) => m.document!.file_name)).toEqual(resultsBefore);
   expect(await again.stop()).toBe(0);
 }, 180_000);
+
+test("SIGKILL after a re-send's reply reached the chat, its results held by a 429: the restarted bot sends the results once, the reply not again", async () => {
+  dir = mkdtempSync(join(tmpdir(), "docket-final-"));
+  const dataDir = join(dir, "data");
+  const dbFile = join(dataDir, "db", "docket.sqlite");
+  em = await startEmulator({ mode: "cloud", repeatPollRule: false, rateLimits: {} });
+  const env = botEnv(em, dataDir, { LOG_LEVEL: "info", JANITOR_INTERVAL: "1h" });
+  const first = startBotProcess(env);
+  procs.push(first);
+  const u = em.user({ language_code: "en" });
+  const report = await makePdf({ pages: [["Quarterly report"], ["page 2"]] });
+  await u.sendDocument({ bytes: report, file_name: "report.pdf" });
+  await u.waitFor((m) => m.some((x) => isFinal(x.text)), 30_000);
+  const results = u.messages().filter((m) => m.document).map((m) => m.document!.file_name);
+  expect(results.length).toBeGreaterThan(0);
+
+  // Every upload to the chat answers a flood wait until the first process is dead; the reply text passes.
+  let flooded = true;
+  for (const method of ["sendDocument", "sendMediaGroup"]) {
+    em.failNext(method, { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 }, { chatId: u.chatId, times: Infinity, match: () => flooded });
+  }
+  await u.sendDocument({ bytes: report, file_name: "report again.pdf" });
+  const replyText = (t: unknown) => typeof t === "string" && t.startsWith("This file was already processed");
+  await u.waitFor((m) => m.some((x) => replyText(x.text)), 30_000);
+  // The signal: the reply is in the chat and Telegram refused the results that follow it.
+  const replyAt = em.calls.find((c) => c.method === "sendMessage" && c.ok && replyText(c.params.text))!.at;
+  await expect.poll(() => em!.calls.some((c) => (c.method === "sendMediaGroup" || c.method === "sendDocument") && c.status === 429 && c.at > replyAt), { timeout: 30_000 }).toBe(true);
+  await first.kill();
+  expect(query<{ n: number }>(dbFile, "SELECT count(*) AS n FROM chat_replies WHERE kind = 'resend' AND sent_at IS NULL AND message_id IS NOT NULL")[0]!.n).toBe(1);
+
+  flooded = false;
+  const again = startBotProcess(env);
+  procs.push(again);
+  await u.waitFor((m) => m.filter((x) => x.document).length === 2 * results.length, 30_000);
+  await expect.poll(() => query<{ n: number }>(dbFile, "SELECT count(*) AS n FROM chat_replies WHERE sent_at IS NULL")[0]!.n).toBe(0);
+  expect(u.messages().filter((m) => replyText(m.text))).toHaveLength(1);
+  expect(u.messages().filter((m) => m.document).map((m) => m.document!.file_name)).toEqual([...results, ...results]);
+  expect(await again.stop()).toBe(0);
+}, 180_000);

@@ -133,6 +133,18 @@ export function intakeSuite(name: string, make: StoreFactory): void {
       expect(await store.pendingReplies(T0 + 30, 10)).toEqual([]);
     });
 
+    test("noteReplyMessage: the id of a reply the chat shows, still pending until marked sent; never overwritten", async () => {
+      const r = (await take(1)).reply!;
+      await store.noteReplyMessage(r.id, 700);
+      await store.noteReplyMessage(r.id, 701);
+      expect((await store.pendingReplies(T0 + 30, 10)).map((x) => [x.id, x.messageId, x.sentAt])).toEqual([[r.id, 700, null]]);
+      await store.markReplySent(r.id, 700, T0 + 40);
+      expect(await store.pendingReplies(T0 + 50, 10)).toEqual([]);
+      await store.noteReplyMessage(r.id, 702); // sent: nothing changes
+      await store.markReplySent(r.id, 703, T0 + 60);
+      expect((await store.get(r.jobId!))?.statusMessageId).toBe(700);
+    });
+
     test("retry later, give up, prune; pendingReplies pages by id", async () => {
       const a = (await take(1)).reply!;
       const b = (await take(2)).reply!;
