@@ -6,7 +6,6 @@
  * signal that the commit is done and the edit pending). The restarted bot must show each final status exactly
  * once, on the job's one status message, and never re-send a result.
  */
-import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +14,7 @@ import { botEnv } from "../../scripts/demo/bot-process.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
 import { startEmulator, type ChatUser, type Emulator } from "../emulator/index.ts";
 import { startBotProcess, type BotProcess } from "../support/bot-process.ts";
+import { query } from "../support/sqlite-read.ts";
 
 let em: Emulator | null = null;
 let dir = "";
@@ -28,15 +28,6 @@ afterEach(async () => {
 
 type Job = { id: number; chat_id: number; status: string; status_message_id: number | null; final_text: string | null; final_done_at: string | null };
 
-/** Read-only query on the bot's database file. */
-function query<T>(dbFile: string, sql: string, ...args: Array<string | number>): T[] {
-  const db = new Database(dbFile, { readonly: true });
-  try {
-    return db.query(sql).all(...args) as T[];
-  } finally {
-    db.close();
-  }
-}
 
 /** A final status text of job `id` (en): "Done, job #N …" or "Job #N failed …". */
 const isFinal = (text: unknown, id?: number) => typeof text === "string" && (id === undefined ? /^(Done, job #\d+|Job #\d+ failed)/ : new RegExp(`^(Done, job #${id}\\b|Job #${id} failed)`)).test(text);

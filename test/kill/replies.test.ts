@@ -6,7 +6,6 @@
  * to those chats answers 429, so no reply has gone out yet. Telegram will never deliver those updates again; the
  * restarted bot must still answer each message exactly once. Strict emulator: rate limits on.
  */
-import { Database } from "bun:sqlite";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -15,6 +14,7 @@ import { botEnv } from "../../scripts/demo/bot-process.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
 import { startEmulator, type Emulator } from "../emulator/index.ts";
 import { startBotProcess, type BotProcess } from "../support/bot-process.ts";
+import { query } from "../support/sqlite-read.ts";
 
 let em: Emulator | null = null;
 let dir = "";
@@ -28,15 +28,6 @@ afterEach(async () => {
 
 type Job = { id: number; status: string; status_message_id: number | null };
 
-/** Read-only queries on the bot's database file. */
-function query<T>(dbFile: string, sql: string, ...args: Array<string | number>): T[] {
-  const db = new Database(dbFile, { readonly: true });
-  try {
-    return db.query(sql).all(...args) as T[];
-  } finally {
-    db.close();
-  }
-}
 
 test("SIGKILL after the batch was confirmed, every reply still held by a 429: the restarted bot answers each message exactly once", async () => {
   dir = mkdtempSync(join(tmpdir(), "docket-replies-"));
