@@ -20,6 +20,10 @@ import { actionSource } from "../actions/source.ts";
 import { mergePress, PROMPT_MAX_AGE_MS } from "../actions/prompts.ts";
 import type { Facts } from "../../processors/types.ts";
 import { senderOf } from "./sender.ts";
+import { RefusedAlbums } from "./refused-albums.ts";
+
+/** How long the refusal of an album's first part covers its later parts, ms (Telegram sends an album's parts within seconds). */
+const REFUSED_ALBUM_KEEP_MS = 10 * 60_000;
 
 /** The largest PhotoSize by pixel area (Telegram lists sizes ascending, but that is not documented). */
 export function largestPhoto(sizes: readonly PhotoSize[]): PhotoSize | undefined {
@@ -58,6 +62,8 @@ export function newJobFrom(ctx: DocketContext): NewJob | null {
 export function fileIntake(services: Services): Composer<DocketContext> {
   const { config, store, log } = services;
   const c = new Composer<DocketContext>();
+  // One refusal per album: its later parts are not refused again (bot/intake/refused-albums.ts).
+  const refusedAlbums = new RefusedAlbums(REFUSED_ALBUM_KEEP_MS);
 
   c.on(["message:document", "message:photo", "edited_message:document", "edited_message:photo"], async (ctx) => {
     const parsed = newJobFrom(ctx);
@@ -134,6 +140,11 @@ export function fileIntake(services: Services): Composer<DocketContext> {
       tooBig,
     };
     const admin = config.adminUserIds.includes(input.userId);
+    const refusedKey = `${input.chatId}:${key}`;
+    if (refusedAlbums.has(refusedKey, services.now())) {
+      log.info({ file_unique_id: input.fileUniqueId, key }, "album part of an album refused by a per-user limit: no second refusal");
+      return true;
+    }
     const outcome = await store.intakeAlbumPart(album, part, services.now(), quietMs, {
       edited: false,
       tooBig: null,
@@ -162,7 +173,10 @@ export function fileIntake(services: Services): Composer<DocketContext> {
       case "first": {
         const { decision: d, job, reply } = outcome.intake;
         if (d.kind === "accept") flog.info({ job: job!.id, chat_id: input.chatId, too_big: tooBig !== null }, "accepted an album");
-        else flog.info({ decision: d.kind }, "album refused");
+        else {
+          flog.info({ decision: d.kind }, "album refused");
+          if (d.kind === "limit") refusedAlbums.remember(refusedKey, services.now());
+        }
         if (reply) services.replies.deliver(reply, job);
         return true;
       }

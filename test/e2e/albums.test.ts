@@ -229,6 +229,30 @@ describe("albums end to end (issue 13 item 5)", () => {
     });
   }, 120_000);
 
+  test("an album refused by USER_MAX_JOBS_IN_FLIGHT gets one refusal, not one per part (en); no album job", async () => {
+    await withStack({ env: { ALBUM_QUIET: "1s", USER_MAX_JOBS_IN_FLIGHT: "1" } }, async (s) => {
+      const u = s.em.user({ language_code: "en" });
+      const store = s.app.services.store;
+      const hold = s.em.holdGetFile();
+      const busy = await u.sendDocument({ bytes: await jpeg(100, 100, 50), file_name: "busy.jpg" });
+      await hold.arrived; // one job in flight: the limit is reached
+      const first = await u.sendPhoto({ bytes: await jpeg(400, 200, 10), media_group_id: "N1" });
+      await u.sendPhoto({ bytes: await jpeg(200, 400, 10), media_group_id: "N1" });
+      await u.sendPhoto({ bytes: await jpeg(300, 300, 10), media_group_id: "N1" });
+      const own = await s.jobFor(u.chatId, busy.message_id);
+      await u.waitFor((m) => m.some((x) => x.reply_to === first.message_id && x.text?.startsWith("You already have 1 files in progress")));
+      // Parts 2 and 3 were handled: each logged that its album had its refusal already.
+      await expect.poll(() => s.logs.filter((l) => l.includes("no second refusal")).length, { timeout: 15_000 }).toBe(2);
+      hold.release();
+      expect((await s.waitJob(own.id, undefined, 60_000)).status).toBe("ready");
+      expect((await store.listByChat(u.chatId, 10)).map((j) => j.id)).toEqual([own.id]);
+      await u.waitFor((m) => m.some((x) => x.text?.startsWith(`Done, job #${own.id}`)));
+      const texts = textsSent(s.em.calls, u.chatId);
+      expect(texts.filter((t) => t.startsWith("You already have"))).toHaveLength(1);
+      expect(texts).toHaveLength(2);
+    });
+  }, 120_000);
+
   test("a crash mid-album resumes per part: the part on disk is kept (no second getFile for it), the others are downloaded by the new process", async () => {
     const first = await startStack({ env: { ALBUM_QUIET: "1s" } });
     let second: Stack | null = null;
