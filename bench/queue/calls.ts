@@ -1,6 +1,6 @@
 /**
  * Where the time goes: mean µs per queue call, one loop in this process, for docket's store
- * calls (accept, claimDownload, transition ×3, claimProcess) and plainjob's (add, claim,
+ * calls (accept, claimDownload, handOver, transition to ready, releaseReservation) and plainjob's (add, claim,
  * getJobById, markJobAsDone). Explains the queue table; the same jobs and payload as there.
  */
 import { Database } from "bun:sqlite";
@@ -41,11 +41,10 @@ export async function docketCalls(jobs: number, chats: number): Promise<CallCost
     for (let i = 0; i < jobs; i++) {
       const d = await tm.time("claimDownload", () => store.claimDownload("o", Date.now(), 60_000, BIG_BUDGET));
       if (!d) throw new Error("claimDownload found nothing");
-      await tm.time("transition accepted→fetched", () => store.transition(d.id, "accepted", "fetched", "o", Date.now(), { localPath: "downloads/x", sha256: "0".repeat(64), realSize: DECLARED_SIZE, reservedBytes: DECLARED_SIZE, resetAttempts: true }));
-      const p = await tm.time("claimProcess", () => store.claimProcess("o", Date.now(), 60_000));
-      if (!p) throw new Error("claimProcess found nothing");
-      await tm.time("transition fetched→processing", () => store.transition(p.id, "fetched", "processing", "o", Date.now(), { keepLease: true }));
-      await tm.time("transition processing→ready", () => store.transition(p.id, "processing", "ready", "o", Date.now(), { resultExpiresAt: iso(Date.now() + 86_400_000), facts: "{}", detectedType: "pdf", reservedBytes: 0 }));
+      const p = await tm.time("handOver accepted→processing", () => store.handOver(d.id, "o", Date.now(), 60_000, { localPath: "downloads/x", sha256: "0".repeat(64), realSize: DECLARED_SIZE, reservedBytes: DECLARED_SIZE }));
+      if (!p) throw new Error("handOver moved nothing");
+      await tm.time("transition processing→ready", () => store.transition(p.job.id, "processing", "ready", "o", Date.now(), { resultExpiresAt: iso(Date.now() + 86_400_000), facts: "{}", detectedType: "pdf" }));
+      await tm.time("releaseReservation", () => store.releaseReservation(p.job.id));
     }
     return tm.costs(jobs);
   } finally {

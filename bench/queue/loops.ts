@@ -18,8 +18,11 @@ const FACTS = JSON.stringify({ type: "pdf", pages: 3, width: 1240, height: 1754 
 
 /**
  * docket's path of one job, with the store calls and patches the engine makes
- * (bot/worker/engine.ts, download-step.ts, process-step.ts) and no file work:
- * claimDownload → transition accepted→fetched → claimProcess → fetched→processing → processing→ready.
+ * (bot/worker/engine.ts, download-step.ts, process-step.ts, finisher.ts) and no file work. A worker
+ * here is one download loop whose processing slot is free when its download ends, so the engine's
+ * hand-over applies: claimDownload → handOver (accepted → processing, the processing claim in the
+ * same write) → processing → ready → releaseReservation (the budget is released after the files are
+ * removed, seed 000). A job left `fetched` (none in these runs) is taken with claimProcess.
  * Runs until both claims return null.
  * @param owner lease owner written into `lease_owner`
  * @returns jobs this loop moved to `ready`
@@ -28,24 +31,21 @@ export async function docketLoop(store: JobStore, owner: string): Promise<number
   let done = 0;
   for (;;) {
     const d = await store.claimDownload(owner, Date.now(), LEASE_TTL_MS, BIG_BUDGET);
-    if (d) {
-      await store.transition(d.id, "accepted", "fetched", owner, Date.now(), {
-        localPath: `downloads/${d.id}-0123456789abcdef`,
-        sha256: SHA,
-        realSize: DECLARED_SIZE,
-        reservedBytes: Math.ceil(DECLARED_SIZE * BIG_BUDGET.multiplier),
-        resetAttempts: true,
-      });
-    }
-    const p = await store.claimProcess(owner, Date.now(), LEASE_TTL_MS);
+    const p = d
+      ? await store.handOver(d.id, owner, Date.now(), LEASE_TTL_MS, {
+          localPath: `downloads/${d.id}-0123456789abcdef`,
+          sha256: SHA,
+          realSize: DECLARED_SIZE,
+          reservedBytes: Math.ceil(DECLARED_SIZE * BIG_BUDGET.multiplier),
+        })
+      : await store.claimProcess(owner, Date.now(), LEASE_TTL_MS);
     if (p) {
-      await store.transition(p.id, "fetched", "processing", owner, Date.now(), { keepLease: true });
-      const ok = await store.transition(p.id, "processing", "ready", owner, Date.now(), {
+      const ok = await store.transition(p.job.id, "processing", "ready", owner, Date.now(), {
         resultExpiresAt: iso(Date.now() + 86_400_000),
         facts: FACTS,
         detectedType: "pdf",
-        reservedBytes: 0,
       });
+      await store.releaseReservation(p.job.id);
       if (ok) done++;
     }
     if (!d && !p) return done;

@@ -8,7 +8,7 @@
  */
 import { getTableColumns } from "drizzle-orm";
 import { chatReplies, fileJobs, jobAttempts } from "../db/pg-schema.ts";
-import { ACTIVE_STATES, poolFor } from "./states.ts";
+import { ACTIVE_STATES, ENDED_STATES, poolFor } from "./states.ts";
 import { FINAL_SET } from "./sqlite-statements.ts";
 import { finalSql } from "./final-sql.ts";
 import { NOTE_REPLY_MESSAGE } from "./sqlite-replies.ts";
@@ -115,11 +115,21 @@ export const Q = {
   claimDownload: compile(
     `SELECT ${ROW} FROM docket_claim_download($cls::int, $owner, $leaseUntil, $now, $total::float8, $multiplier::float8, $unsized::float8, $floor::float8)`,
   ),
-  /** The processing pool's claim in one statement: the oldest claimable fetched/processing job, skipping rows another claim holds. */
+  /**
+   * The processing pool's claim in one statement: the oldest claimable fetched/processing job (partial
+   * index file_jobs_processable), skipping rows another claim holds, moved to `processing` by the claim;
+   * `found` is the state the head was read in.
+   */
   claimProcess: compile(
-    `UPDATE file_jobs f SET lease_owner = $owner, lease_until = $leaseUntil, attempts = f.attempts + 1, not_before = NULL, updated_at = $now
-     FROM (SELECT id FROM file_jobs WHERE status IN ${PROCESS_STATES} AND ${CLAIMABLE} ORDER BY id ASC LIMIT 1 FOR UPDATE SKIP LOCKED) head
-     WHERE f.id = head.id RETURNING ${rowOf("f")}`,
+    `UPDATE file_jobs f SET status = 'processing', lease_owner = $owner, lease_until = $leaseUntil, attempts = f.attempts + 1, not_before = NULL, updated_at = $now
+     FROM (SELECT id, status FROM file_jobs WHERE status IN ${PROCESS_STATES} AND ${CLAIMABLE} ORDER BY id ASC LIMIT 1 FOR UPDATE SKIP LOCKED) head
+     WHERE f.id = head.id RETURNING ${rowOf("f")}, head.status AS "found"`,
+  ),
+  /** JobStore.handOver: `accepted → processing` by the download's holder, the download's fields and the processing claim in one write. */
+  handOver: compile(
+    `UPDATE file_jobs SET local_path = $localPath, sha256 = $sha256, real_size = $realSize, reserved_bytes = $reservedBytes, status = 'processing',
+       attempts = 1, lease_until = $leaseUntil, not_before = NULL, updated_at = $now
+     WHERE id = $id AND status = 'accepted' AND lease_owner = $owner RETURNING ${ROW}`,
   ),
   renew: compile(`UPDATE file_jobs SET lease_until = $leaseUntil WHERE id = $id AND lease_owner = $owner AND status IN ${ACTIVE}`),
   /** A source fetched again in place (JobStore.replaceSource): path, size, SHA-256; state and lease kept. */
@@ -144,6 +154,8 @@ export const Q = {
      WHERE id = $id AND status = $from`,
   ),
   deleteResults: compile("DELETE FROM job_results WHERE job_id = $id"),
+  /** JobStore.releaseReservation: only while the job is finished (a re-armed, claimed job keeps its new reservation). */
+  releaseReservation: compile(`UPDATE file_jobs SET reserved_bytes = 0 WHERE id = $id AND reserved_bytes > 0 AND status IN ${literals(ENDED_STATES)}`),
   /** An album grew by a part: its reservation size and its quiet interval (intakeAlbumPart). */
   albumGrew: compile(`UPDATE file_jobs SET declared_size = $declaredSize, not_before = $notBefore, updated_at = $now WHERE id = $id RETURNING ${ROW}`),
   /** A new album waits a quiet interval for its other parts (intakeAlbumPart). */

@@ -31,11 +31,14 @@ import { PgAlerts } from "./pg-alerts.ts";
 import { PgParts } from "./pg-parts.ts";
 import type { ReasonCode } from "./reasons.ts";
 import { canTransition, isActive } from "./states.ts";
-import type { AlbumPartOutcome, AlertState, BudgetParams, FailureNote, FetchedPart, FinalStatus, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
+import type { AlbumPartOutcome, AlertState, BudgetParams, FailureNote, FetchedPart, FinalStatus, FetchedSource, ProcessClaim, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
 import { finalColumns, transitionPatch, transitionSql, type TransitionShape } from "./sqlite-statements.ts";
 import { hostPrefix } from "./final-sql.ts";
 
 const { fileJobs, jobResults, chatSettings } = pg;
+
+/** `status = 'ready'` as a literal, so the planner can use the partial indexes on `ready` rows (a bound value cannot). */
+const READY = dsql`${fileJobs.status} = 'ready'`;
 
 
 /** A client or a transaction of it: both run tagged and unsafe queries. */
@@ -346,7 +349,7 @@ export class PgJobStore implements JobStore {
           eq(fileJobs.chatId, chatId),
           eq(fileJobs.sha256, sha256),
           eq(fileJobs.variant, variant),
-          eq(fileJobs.status, "ready"),
+          READY, // a literal: the partial index file_jobs_ready_sha
           ne(fileJobs.id, excludeId),
           dsql`${fileJobs.resultExpiresAt} > ${iso(now)}`,
         ),
@@ -372,9 +375,16 @@ export class PgJobStore implements JobStore {
     return row ?? null;
   }
 
-  async claimProcess(owner: string, now: number, leaseTtlMs: number): Promise<FileJob | null> {
-    const [row] = await this.run<FileJob>(Q.claimProcess, { owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: iso(now) });
-    return row ?? null;
+  async claimProcess(owner: string, now: number, leaseTtlMs: number): Promise<ProcessClaim | null> {
+    const [row] = await this.run<FileJob & { found: ProcessClaim["found"] }>(Q.claimProcess, { owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: iso(now) });
+    if (!row) return null;
+    const { found, ...job } = row;
+    return { job, found };
+  }
+
+  async handOver(id: number, owner: string, now: number, leaseTtlMs: number, source: FetchedSource): Promise<ProcessClaim | null> {
+    const [job] = await this.run<FileJob>(Q.handOver, { id, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: iso(now), localPath: source.localPath, sha256: source.sha256, realSize: source.realSize, reservedBytes: source.reservedBytes });
+    return job ? { job, found: "fetched" } : null;
   }
 
   async reclaimHostLeases(hostId: string, self: string, now: number): Promise<Array<{ id: number; status: JobState; from: string }>> {
@@ -495,7 +505,8 @@ export class PgJobStore implements JobStore {
     const [r] = await this.db
       .select({ n: dsql<number>`count(*)::bigint` })
       .from(fileJobs)
-      .where(and(eq(fileJobs.status, job.status), dsql`${fileJobs.id} <= ${id}`));
+      // Literal states: the partial indexes file_jobs_accepted / file_jobs_processable.
+      .where(and(job.status === "accepted" ? dsql`${fileJobs.status} = 'accepted'` : dsql`${fileJobs.status} = 'fetched'`, dsql`${fileJobs.id} <= ${id}`));
     return r ? Number(r.n) : null;
   }
 
@@ -518,7 +529,7 @@ export class PgJobStore implements JobStore {
     return this.db
       .select()
       .from(fileJobs)
-      .where(and(eq(fileJobs.status, "ready"), lte(fileJobs.resultExpiresAt, iso(now))))
+      .where(and(READY, lte(fileJobs.resultExpiresAt, iso(now)))) // file_jobs_ready_expires
       .orderBy(asc(fileJobs.id));
   }
 
@@ -566,12 +577,7 @@ export class PgJobStore implements JobStore {
   }
 
   async releaseReservation(id: number): Promise<boolean> {
-    const r = await this.db
-      .update(fileJobs)
-      .set({ reservedBytes: 0 })
-      .where(and(eq(fileJobs.id, id), gt(fileJobs.reservedBytes, 0), inArray(fileJobs.status, ["ready", "failed", "expired"])))
-      .returning({ id: fileJobs.id });
-    return r.length > 0;
+    return (await this.changed(Q.releaseReservation, { id })) > 0;
   }
 }
 

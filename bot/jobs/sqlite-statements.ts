@@ -1,5 +1,5 @@
 /**
- * The SQL of `SqliteJobStore`'s hot paths (accept, intake, both claims, transition,
+ * The SQL of `SqliteJobStore`'s hot paths (accept, intake, both claims, the hand-over, transition,
  * renew, retryLater, fail, get) as bun:sqlite statements prepared once per connection, so a call only binds values
  * (drizzle's query builder rebuilt and re-prepared the SQL on every call: ≈ 200 µs of a ≈ 250 µs
  * INSERT, docs/benchmarks.md "Queue"). Every conditional write keeps the WHERE of seed 000
@@ -114,8 +114,10 @@ export class JobStatements {
   readonly claimDownload: Query<FileJob>;
   /** Oldest claimable job of the processing pool, id and state. */
   readonly processHead: Query<{ id: number; status: JobState }>;
-  /** Claim a processing-pool job in the state it was found in; the row, or null when it moved. */
+  /** Claim a processing-pool job found in `$status`, moving it to `processing`; the row, or null when it moved. */
   readonly claimProcess: Query<FileJob>;
+  /** JobStore.handOver: `accepted → processing` by the download's holder with the download's fields and the processing claim. */
+  readonly handOver: Query<FileJob>;
   /** Extend the lease of an active job held by `$owner`. */
   readonly renew: Query<unknown>;
   /** Release the holder's lease and set a backoff; the state stays. */
@@ -153,8 +155,13 @@ export class JobStatements {
     );
     this.processHead = sqlite.prepare(`SELECT id, status FROM file_jobs WHERE status IN ${literals(PROCESS_STATES)} AND ${CLAIMABLE} ORDER BY id ASC LIMIT 1`);
     this.claimProcess = sqlite.prepare(
-      `UPDATE file_jobs SET lease_owner = $owner, lease_until = $leaseUntil, attempts = attempts + 1, not_before = NULL, updated_at = $now
+      `UPDATE file_jobs SET status = 'processing', lease_owner = $owner, lease_until = $leaseUntil, attempts = attempts + 1, not_before = NULL, updated_at = $now
        WHERE id = $id AND status = $status RETURNING ${ROW}`,
+    );
+    this.handOver = sqlite.prepare(
+      `UPDATE file_jobs SET local_path = $localPath, sha256 = $sha256, real_size = $realSize, reserved_bytes = $reservedBytes, status = 'processing',
+         attempts = 1, lease_until = $leaseUntil, not_before = NULL, updated_at = $now
+       WHERE id = $id AND status = 'accepted' AND lease_owner = $owner RETURNING ${ROW}`,
     );
     this.renew = sqlite.prepare(`UPDATE file_jobs SET lease_until = $leaseUntil WHERE id = $id AND lease_owner = $owner AND status IN ${literals(ACTIVE_STATES)}`);
     this.retryLater = sqlite.prepare(

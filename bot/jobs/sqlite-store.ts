@@ -21,7 +21,7 @@ import { FinalStatements } from "./sqlite-finals.ts";
 import { ReplyStatements } from "./sqlite-replies.ts";
 import { decideExisting, decideNew, decidePart, replyKindOf, type QuotaUse } from "./intake-rules.ts";
 import { albumNotBefore, quotaRefusal, type PartLeftOut } from "./album-intake.ts";
-import type { AlbumPartOutcome, AlertState, BudgetParams, FailureNote, FetchedPart, FinalStatus, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
+import type { AlbumPartOutcome, AlertState, BudgetParams, FailureNote, FetchedPart, FetchedSource, FinalStatus, ProcessClaim, IntakeOptions, IntakeOutcome, JobStore, NewAlert, NewJob, NewPart, NewReply, NewResult, OpsAlert, SourceFields, TransitionPatch } from "./store.ts";
 import { SqliteAlerts } from "./sqlite-alerts.ts";
 
 /** The history row of a re-arm (bot/jobs/attempts.ts): the reason the old life ended, with its params, then the new start. */
@@ -57,7 +57,7 @@ export class SqliteJobStore implements JobStore {
   /** Claim of the download pool, one IMMEDIATE transaction (call `.immediate`). */
   private readonly claimDownloadTx: ClaimTx<[owner: string, now: number, leaseTtlMs: number, budget: BudgetParams]>;
   /** Claim of the processing pool, one IMMEDIATE transaction (call `.immediate`). */
-  private readonly claimProcessTx: ClaimTx<[owner: string, now: number, leaseTtlMs: number]>;
+  private readonly claimProcessTx: { immediate(owner: string, now: number, leaseTtlMs: number): ProcessClaim | null };
   /** Key lookup, decision, writes and the reply, one IMMEDIATE transaction (call `.immediate`). */
   private readonly intakeTx: { immediate(job: NewJob, now: number, options: IntakeOptions): IntakeOutcome };
   /** The refusal check and its INSERT, one IMMEDIATE transaction. */
@@ -159,11 +159,12 @@ export class SqliteJobStore implements JobStore {
   }
 
   /** Body of {@link claimProcess}; runs inside its IMMEDIATE transaction. */
-  private takeProcess(owner: string, now: number, leaseTtlMs: number): FileJob | null {
+  private takeProcess(owner: string, now: number, leaseTtlMs: number): ProcessClaim | null {
     const nowIso = iso(now);
     const head = this.stmts.processHead.get({ now: nowIso });
     if (!head) return null;
-    return this.stmts.claimProcess.get({ id: head.id, status: head.status, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: nowIso });
+    const job = this.stmts.claimProcess.get({ id: head.id, status: head.status, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: nowIso });
+    return job ? { job, found: head.status === "fetched" ? "fetched" : "processing" } : null;
   }
 
   /** The user's usage for the quota check (USER_MAX_JOBS_IN_FLIGHT, USER_MAX_BYTES_PER_DAY). */
@@ -471,8 +472,13 @@ export class SqliteJobStore implements JobStore {
     return this.claimDownloadTx.immediate(owner, now, leaseTtlMs, budget);
   }
 
-  async claimProcess(owner: string, now: number, leaseTtlMs: number): Promise<FileJob | null> {
+  async claimProcess(owner: string, now: number, leaseTtlMs: number): Promise<ProcessClaim | null> {
     return this.claimProcessTx.immediate(owner, now, leaseTtlMs);
+  }
+
+  async handOver(id: number, owner: string, now: number, leaseTtlMs: number, source: FetchedSource): Promise<ProcessClaim | null> {
+    const job = this.stmts.handOver.get({ id, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: iso(now), localPath: source.localPath, sha256: source.sha256, realSize: source.realSize, reservedBytes: source.reservedBytes });
+    return job ? { job, found: "fetched" } : null;
   }
 
   async reclaimHostLeases(hostId: string, self: string, now: number): Promise<Array<{ id: number; status: JobState; from: string }>> {

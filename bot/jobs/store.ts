@@ -193,6 +193,24 @@ export interface SourceFields {
   readonly realSize: number;
 }
 
+/**
+ * A processing claim (seed 000: two pools, resume by state): the job, moved to `processing` under the
+ * claimer's lease by the claim itself, and the state it was found in — `fetched` (its source is verified
+ * and may be re-used, then processed) or `processing` (an abandoned try: intermediates are invalid,
+ * redo from the source).
+ */
+export interface ProcessClaim {
+  /** The row after the claim (`processing`, lease, owner, attempts + 1). */
+  readonly job: FileJob;
+  readonly found: "fetched" | "processing";
+}
+
+/** What the download recorded, see {@link JobStore.handOver}. */
+export interface FetchedSource extends SourceFields {
+  /** The reservation refined from the real size (bot/jobs/budget.ts refinedReservation). */
+  readonly reservedBytes: number;
+}
+
 /** A result file to record before it is sent. */
 export interface NewResult {
   readonly idx: number;
@@ -315,8 +333,22 @@ export interface JobStore {
    * attempts + 1 and `reserved_bytes`. Returns null when nothing is claimable.
    */
   claimDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams): Promise<FileJob | null>;
-  /** Claim the oldest claimable `fetched` or `processing` job: lease, owner, attempts + 1. */
-  claimProcess(owner: string, now: number, leaseTtlMs: number): Promise<FileJob | null>;
+  /**
+   * Claim the oldest claimable `fetched` or `processing` job in one conditional write: lease, owner,
+   * attempts + 1, and `fetched → processing` folded into the claim (the claimer starts on it now).
+   * Returns the row and the state it was found in, or null when nothing is claimable.
+   */
+  claimProcess(owner: string, now: number, leaseTtlMs: number): Promise<ProcessClaim | null>;
+  /**
+   * The download's holder `owner` has the file on disk and a free processing slot (issue 14 item 8:
+   * the host holding the file processes it): `accepted → fetched → processing` in ONE conditional
+   * UPDATE (`WHERE id AND status = 'accepted' AND lease_owner = owner`) — the download's fields
+   * recorded as {@link transition} to `fetched` records them, and the processing claim taken by the
+   * same owner as {@link claimProcess} takes it (lease renewed to `now + leaseTtlMs`, attempts 1: a
+   * fresh try budget, claimed once). Found in `fetched`. Null when zero rows changed (the job moved or
+   * the lease was lost).
+   */
+  handOver(id: number, owner: string, now: number, leaseTtlMs: number, source: FetchedSource): Promise<ProcessClaim | null>;
   /**
    * Take back at once the leases of this host's earlier processes (CONTRACTS.md §6; issue 11 item 4):
    * every active job whose `lease_owner` is `<hostId>/…` other than `self`, or an owner id without a

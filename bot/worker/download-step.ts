@@ -1,7 +1,10 @@
 /**
  * The download step, `accepted → fetched` (seed 000 resume rule for `accepted`:
  * delete the `.part`, new getFile, download again). The reservation made at claim
- * is refined from the real size once the file is on disk.
+ * is refined from the real size once the file is on disk. When a processing loop of
+ * this process is free, the same write also takes the processing claim
+ * (`JobStore.handOver`): the host that holds the file processes it, and no other host
+ * downloads it again (issue 14 item 8).
  *
  * Ownership of files: at claim this worker holds the lease, so whatever earlier
  * tries left in downloads/ is removed. After that it only ever removes its own
@@ -28,6 +31,16 @@ import type { Finisher } from "./finisher.ts";
 import { keepLease } from "./lease-keeper.ts";
 import { AlbumDownload } from "./album-download.ts";
 import { generatedName, removeJobFiles, type DataPaths } from "./paths.ts";
+import type { ProcessClaim } from "../jobs/store.ts";
+
+/**
+ * A processing loop of this process reserved for the job just downloaded (bot/worker/engine.ts): it
+ * waits for exactly one of `give` (the hand-over committed: process this claim) or `release`.
+ */
+export interface ProcessSlot {
+  give(claim: ProcessClaim): void;
+  release(): void;
+}
 
 /** Remove one try's files: the final name and its `.part` (absent ones are fine). */
 async function removeTry(dest: string): Promise<void> {
@@ -46,6 +59,7 @@ export class DownloadStep {
     private readonly finisher: Finisher,
     private readonly owner: string,
     private readonly wake: () => void,
+    private readonly offerSlot: () => ProcessSlot | null = () => null,
   ) {
     this.album = new AlbumDownload(services, paths, fetcher, finisher, owner);
   }
@@ -94,6 +108,25 @@ export class DownloadStep {
         },
       }));
       const reservation = refinedReservation(file.size, writtenMultiplier(config.budgetMultiplier, config.mode), config.downloadBudget, config.budgetMinReservation, job.reservedBytes);
+      // A free processing slot here: this host, which holds the file, processes it (one write, no
+      // queue position to show, nobody else to wake).
+      const slot = this.offerSlot();
+      if (slot) {
+        let claim: ProcessClaim | null = null;
+        try {
+          claim = await store.handOver(job.id, this.owner, now(), config.leaseTtlMs, { localPath: file.path, sha256: file.sha256, realSize: file.size, reservedBytes: reservation });
+        } finally {
+          if (claim) slot.give(claim);
+          else slot.release();
+        }
+        if (!claim) {
+          jlog.warn("job moved by someone else during download; discarding the file");
+          await removeTry(dest);
+          return;
+        }
+        jlog.info({ size: file.size, sha256: file.sha256, ms: now() - started, handed_over: true }, "fetched");
+        return;
+      }
       const moved = await store.transition(job.id, "accepted", "fetched", this.owner, now(), {
         localPath: file.path,
         sha256: file.sha256,

@@ -9,7 +9,8 @@ import { downloadLimit } from "../config.ts";
 import type { FileJob } from "../db/schema.ts";
 import type { Fetcher } from "../fetch/types.ts";
 import type { Services } from "../services.ts";
-import { DownloadStep } from "./download-step.ts";
+import { DownloadStep, type ProcessSlot } from "./download-step.ts";
+import type { ProcessClaim } from "../jobs/store.ts";
 import { ProcessStep } from "./process-step.ts";
 import { SourceKeeper } from "./source.ts";
 import type { DataPaths } from "./paths.ts";
@@ -24,6 +25,13 @@ import { newStartId, ownerId } from "../jobs/owner.ts";
 import { writtenMultiplier } from "../jobs/budget.ts";
 import { ABORT_GRACE_MS } from "../shutdown.ts";
 import type { WakeChannel } from "../db/pg-wake.ts";
+
+/** A processing loop parked while idle (Engine.park): resolved once, with a handed-over claim or null. */
+interface Parked {
+  readonly resolve: (claim: ProcessClaim | null) => void;
+  readonly timer: ReturnType<typeof setTimeout>;
+  readonly wakeUp: () => void;
+}
 
 /** Engine dependencies. */
 export interface EngineDeps {
@@ -72,7 +80,7 @@ export class Engine {
     this.owner = deps.finals?.owner ?? ownerId(deps.services.config.hostId, newStartId());
     this.finisher = new Finisher(deps.services, deps.paths);
     // A download handed over to processing may be processed on any host: announce it.
-    this.download = new DownloadStep(deps.services, deps.paths, deps.fetcher, this.finisher, this.owner, () => this.announce());
+    this.download = new DownloadStep(deps.services, deps.paths, deps.fetcher, this.finisher, this.owner, () => this.announce(), () => this.offerSlot());
     this.process = new ProcessStep(deps.services, deps.paths, deps.runner, this.finisher, this.owner, new SourceKeeper(deps.services, deps.paths, deps.fetcher, this.owner), deps.ocr);
   }
 
@@ -224,16 +232,19 @@ export class Engine {
     const { store, log, now } = this.deps.services;
     while (this.running) {
       let job: FileJob | null = null;
+      let claim: ProcessClaim | null = null;
       try {
-        job =
-          pool === "download"
-            ? await store.claimDownload(this.owner, now(), this.config.leaseTtlMs, {
-                total: this.config.downloadBudget,
-                multiplier: writtenMultiplier(this.config.budgetMultiplier, this.config.mode),
-                modeLimit: downloadLimit(this.config),
-                floor: this.config.budgetMinReservation,
-              })
-            : await store.claimProcess(this.owner, now(), this.config.leaseTtlMs);
+        if (pool === "download") {
+          job = await store.claimDownload(this.owner, now(), this.config.leaseTtlMs, {
+            total: this.config.downloadBudget,
+            multiplier: writtenMultiplier(this.config.budgetMultiplier, this.config.mode),
+            modeLimit: downloadLimit(this.config),
+            floor: this.config.budgetMinReservation,
+          });
+        } else {
+          claim = await store.claimProcess(this.owner, now(), this.config.leaseTtlMs);
+          job = claim?.job ?? null;
+        }
         if (this.claimsFailing) {
           this.claimsFailing = false;
           log.info({ pool }, "claims work again: the database answers");
@@ -243,8 +254,13 @@ export class Engine {
         if (!this.claimsFailing) log.error({ err, pool }, "claim failed: the database did not answer; the pools keep trying every few seconds (readiness: database)");
         this.claimsFailing = true;
       }
+      if (!job && pool === "process") {
+        // Idle: parked, so a download of this process can hand its job over (offerSlot).
+        claim = await this.park();
+        job = claim?.job ?? null;
+      }
       if (!job) {
-        await this.idle();
+        if (pool === "download") await this.idle();
         continue;
       }
       if (exhaustedAtClaim(job.attempts, this.config.maxAttempts)) {
@@ -258,7 +274,7 @@ export class Engine {
       try {
         if (pool === "download") await this.download.run(job, controller);
         else {
-          await this.process.run(job, controller, (tail) => {
+          await this.process.run(claim!, controller, (tail) => {
             handedOff = true;
             this.track(id, controller, tail);
           });
@@ -292,9 +308,53 @@ export class Engine {
     this.tails.add(tracked);
   }
 
+  /** Idle poll interval, ms (see {@link EngineDeps.idlePollMs}). */
+  private idleMs(): number {
+    return this.deps.idlePollMs ?? (this.deps.wakeups ? 5000 : 1000);
+  }
+
+  /** Processing loops of this process waiting for work, oldest first. */
+  private parked: Parked[] = [];
+
+  /**
+   * Wait like {@link idle} (a wake-up or the poll interval: null, claim again), parked so that a download
+   * of this process may hand its job straight to this loop (the claim it resolves with).
+   */
+  private park(): Promise<ProcessClaim | null> {
+    if (!this.running) return Promise.resolve(null);
+    return new Promise((resolve) => {
+      const entry: Parked = {
+        resolve: (claim) => {
+          clearTimeout(entry.timer);
+          this.waiters = this.waiters.filter((w) => w !== entry.wakeUp);
+          this.parked = this.parked.filter((p) => p !== entry);
+          resolve(claim);
+        },
+        timer: setTimeout(() => entry.resolve(null), this.idleMs()),
+        wakeUp: () => entry.resolve(null),
+      };
+      this.parked.push(entry);
+      this.waiters.push(entry.wakeUp);
+    });
+  }
+
+  /**
+   * Reserve a parked processing loop for a job this process has just downloaded (issue 14 item 8: the
+   * host holding the file processes it): the loop is taken out of wake-ups and its poll, and waits
+   * for the slot's `give` or `release`. Null when no processing loop is idle or the engine is stopping.
+   */
+  private offerSlot(): ProcessSlot | null {
+    if (!this.running) return null;
+    const p = this.parked.shift();
+    if (!p) return null;
+    clearTimeout(p.timer);
+    this.waiters = this.waiters.filter((w) => w !== p.wakeUp);
+    return { give: (claim) => p.resolve(claim), release: () => p.resolve(null) };
+  }
+
   private idle(): Promise<void> {
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.deps.idlePollMs ?? (this.deps.wakeups ? 5000 : 1000));
+      const timer = setTimeout(done, this.idleMs());
       const self = this;
       function done() {
         clearTimeout(timer);

@@ -1,5 +1,7 @@
 /**
- * The processing step, `fetched → processing → ready` (seed 000 resume rules:
+ * The processing step, `processing → ready` for a job the processing claim found in `fetched` or
+ * `processing` and moved to `processing` (JobStore.claimProcess, or handOver by the host that just
+ * downloaded it), resumed by the state it was found in (seed 000 resume rules:
  * `fetched` — verify presence and SHA-256; `processing` — discard intermediates
  * and redo from the source; a source gone or changed is fetched again, bot/worker/source.ts). The result-size check runs before `ready`; results
  * are sent, their `file_id`s stored, `ready` committed with `result_expires_at`,
@@ -12,6 +14,7 @@ import { uploadLimit } from "../config.ts";
 import { createHash } from "node:crypto";
 import { stat } from "node:fs/promises";
 import type { FileJob, JobPart } from "../db/schema.ts";
+import type { ProcessClaim } from "../jobs/store.ts";
 import { localeFor, t } from "../i18n/index.ts";
 import { utcMinute } from "../intake/format.ts";
 import { iso } from "../jobs/lease.ts";
@@ -81,19 +84,22 @@ export class ProcessStep {
   ) {}
 
   /**
-   * Process and deliver `job`; never throws for classified failures.
+   * Process and deliver the claimed job (`processing` under this worker's lease, found in `claim.found`);
+   * never throws for classified failures.
    * @param handOff when given, delivery (uploads that may wait out a chat's 429 hold or pacing, then
    *   the `ready` commit) continues as `tail` after `run` returns, so one chat's hold never keeps a
    *   processing slot from other chats' jobs; the lease is kept until the tail ends. Without it,
    *   `run` delivers before returning.
    */
-  async run(claimed: FileJob, controller: AbortController, handOff?: (tail: Promise<void>) => void): Promise<void> {
+  async run(claim: ProcessClaim, controller: AbortController, handOff?: (tail: Promise<void>) => void): Promise<void> {
     const { store, config, log, now, status } = this.services;
+    const claimed = claim.job;
     const jlog = log.child({ job: claimed.id, file_unique_id: claimed.fileUniqueId });
     const lease = keepLease(store, claimed.id, this.owner, claimed.leaseUntil!, config.leaseTtlMs, now, controller, log);
     const locale = localeFor(claimed.languageCode);
     let job = claimed;
-    let state: "fetched" | "processing" = claimed.status === "fetched" ? "fetched" : "processing";
+    // The claim moved the job to `processing` (JobStore.claimProcess / handOver); every conditional write names that state.
+    const state = "processing";
     let largestOutput = 0;
     let handedOff = false;
     try {
@@ -117,14 +123,9 @@ export class ProcessStep {
         }
         job = source.job;
       }
-      // Resume rule by state (seed 000): `fetched` → verified above, may be reused, then processed;
-      // `processing` → intermediates are invalid, redo from the source.
-      if (resumeStep(state) === "verify") {
-        if (!(await store.transition(job.id, "fetched", "processing", this.owner, now(), { keepLease: true }))) return;
-        state = "processing";
-        job = { ...job, status: "processing" };
-        if (await this.tryReuse(job, controller.signal)) return;
-      }
+      // Resume rule by the state the job was found in (seed 000): `fetched` → verified above, may be
+      // reused, then processed; `processing` → intermediates are invalid, redo from the source.
+      if (resumeStep(claim.found) === "verify" && (await this.tryReuse(job, controller.signal))) return;
       await removeJobFiles(this.paths.work, job.id);
       const workDir = join(this.paths.work, generatedName(job.id));
       await mkdir(workDir, { recursive: true, mode: 0o750 });

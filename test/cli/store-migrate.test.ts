@@ -35,8 +35,7 @@ async function fill(store: JobStore): Promise<void> {
   for (let n = 1; n <= 7; n++) await store.accept(newJob(n, { chatId: 40 + (n % 3), userId: 40 + (n % 3) }), T0 + n);
   const a = (await store.claimDownload("h/1", T0 + 10, 60_000, BUDGET))!;
   await store.transition(a.id, "accepted", "fetched", "h/1", T0 + 11, { localPath: "/data/downloads/1-ab", sha256: "ff".repeat(32), realSize: 1234, reservedBytes: 5000 });
-  const b = (await store.claimProcess("h/1", T0 + 12, 60_000))!;
-  await store.transition(b.id, "fetched", "processing", "h/1", T0 + 13, { keepLease: true });
+  const b = (await store.claimProcess("h/1", T0 + 12, 60_000))!.job;
   await store.putResults(b.id, [{ idx: 0, path: "/data/results/1/0.txt", fileName: "f1.txt", mime: "text/plain", size: 10 }, { idx: 1, path: "/data/results/1/1.jpg", fileName: "f1-page1.jpg", mime: "image/jpeg", size: 20 }]);
   await store.setResultFileId(b.id, 0, "BQACAgIAAxk-result-0");
   await store.transition(b.id, "processing", "ready", "h/1", T0 + 14, { resultExpiresAt: new Date(T0 + 86_400_000).toISOString(), facts: '{"type":"application/pdf"}', detectedType: "application/pdf" });

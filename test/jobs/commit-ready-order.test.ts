@@ -74,13 +74,14 @@ test("a failing `ready` commit leaves the source and the job in processing (retr
   const source = join(app.paths.downloads, generatedName(job.id));
   writeFileSync(source, bytes);
   const sha256 = createHash("sha256").update(bytes).digest("hex");
-  expect(await store.transition(job.id, "accepted", "fetched", "t2", now, { localPath: source, sha256, realSize: 3000, keepLease: true })).toBe(true);
+  const claim = await store.handOver(job.id, "t2", now, 30_000, { localPath: source, sha256, realSize: 3000, reservedBytes: 3000 });
+  expect(claim?.found).toBe("fetched");
 
   const wrapped = readyCommitFails(store);
   const services = { ...app.services, store: wrapped };
   const noRefetch = new SourceKeeper(services, app.paths, () => Promise.reject(new Error("the source is on disk: no refetch here")), "t2");
   const step = new ProcessStep(services, app.paths, runner, new Finisher(services, app.paths), "t2", noRefetch);
-  await step.run((await store.get(job.id))!, new AbortController());
+  await step.run(claim!, new AbortController());
 
   expect(runner.calls).toBe(1);
   expect(wrapped.readyTries).toBe(1);

@@ -97,14 +97,15 @@ describe("claimDownload", () => {
 });
 
 describe("claimProcess", () => {
-  test("only fetched/processing jobs; the claimed row keeps its state and gets lease, owner, attempts + 1", async () => {
+  test("only fetched/processing jobs; the claim moves fetched → processing and sets lease, owner, attempts + 1", async () => {
     const f = await fetchedBy(1, "d1");
     await store.accept(job(2), T0); // download work, never process work
     // the download holder keeps the lease: not claimable until it expires
     expect(await store.claimProcess("p1", T0 + 59_999, 60_000)).toBeNull();
     const c = await store.claimProcess("p1", T0 + 60_000, 30_000);
-    expect(c).toStrictEqual(row(f.id));
-    expect(c).toMatchObject({ id: f.id, status: "fetched", leaseOwner: "p1", leaseUntil: at(T0 + 90_000), attempts: 2, notBefore: null, updatedAt: at(T0 + 60_000), localPath: f.localPath });
+    expect(c?.job).toStrictEqual(row(f.id));
+    expect(c?.found).toBe("fetched");
+    expect(c?.job).toMatchObject({ id: f.id, status: "processing", leaseOwner: "p1", leaseUntil: at(T0 + 90_000), attempts: 2, notBefore: null, updatedAt: at(T0 + 60_000), localPath: f.localPath });
     expect(await store.claimProcess("p2", T0 + 60_001, 30_000)).toBeNull();
   });
   test("oldest first over both states: an abandoned `processing` job before a newer `fetched` one", async () => {
@@ -112,17 +113,17 @@ describe("claimProcess", () => {
     expect(await store.transition(a.id, "fetched", "processing", "d", T0, { keepLease: true })).toBe(true);
     const b = await fetchedBy(2, "d");
     const first = await store.claimProcess("p", T0 + 60_000, 60_000);
-    expect([first?.id, first?.status, first?.attempts]).toEqual([a.id, "processing", 2]);
+    expect([first?.job.id, first?.found, first?.job.status, first?.job.attempts]).toEqual([a.id, "processing", "processing", 2]);
     const second = await store.claimProcess("p", T0 + 60_000, 60_000);
-    expect([second?.id, second?.status]).toEqual([b.id, "fetched"]);
+    expect([second?.job.id, second?.found, second?.job.status]).toEqual([b.id, "fetched", "processing"]);
   });
   test("a retry backoff on the processing pool is respected", async () => {
     const f = await fetchedBy(1, "d");
     const c = await store.claimProcess("p", T0 + 60_000, 60_000);
-    expect(await store.retryLater(f.id, "fetched", "p", T0 + 70_000, { reason: "download_failed", detail: "busy" }, T0 + 60_000)).toBe(true);
-    expect(c?.id).toBe(f.id);
+    expect(await store.retryLater(f.id, "processing", "p", T0 + 70_000, { reason: "download_failed", detail: "busy" }, T0 + 60_000)).toBe(true);
+    expect(c?.job.id).toBe(f.id);
     expect(await store.claimProcess("q", T0 + 69_999, 60_000)).toBeNull();
-    expect((await store.claimProcess("q", T0 + 70_000, 60_000))?.leaseOwner).toBe("q");
+    expect((await store.claimProcess("q", T0 + 70_000, 60_000))?.job.leaseOwner).toBe("q");
   });
   test("a second connection to the same file never claims a job the first one holds", async () => {
     const other = openDb(join(dir, "db", "docket.sqlite"));

@@ -85,9 +85,10 @@ function initdbTemplate(bin: string, user: { uid: number; gid: number; prefix: s
 
 /**
  * Start a server in a new throwaway directory on a free port.
+ * @param extraOptions more `-c name=value` server options (e.g. bench/queue/pg-diagnose.ts loads pg_stat_statements)
  * @throws Error when PostgreSQL is not installed (ask `toolReady("postgres")` first) or does not start
  */
-export async function startPgServer(): Promise<PgServer> {
+export async function startPgServer(extraOptions: readonly string[] = []): Promise<PgServer> {
   const bin = toolPath("postgres");
   if (!bin) throw new Error("PostgreSQL is not installed (Debian package postgresql)");
   const user = serverUser();
@@ -110,6 +111,7 @@ export async function startPgServer(): Promise<PgServer> {
       "-c max_connections=200",
       "-c shared_buffers=32MB",
       "-c log_min_messages=warning",
+      ...extraOptions,
     ].join(" ");
   const start = async () => {
     for (let i = 0; ; i++) {

@@ -171,13 +171,14 @@ export function coreSuite(name: string, make: StoreFactory): void {
   });
 
   describe(`${name}: claimProcess`, () => {
-    test("only fetched/processing jobs; the claimed row keeps its state and gets lease, owner, attempts + 1", async () => {
+    test("only fetched/processing jobs; the claim moves fetched → processing and sets lease, owner, attempts + 1", async () => {
       const f = await fetchedBy(1, "d1");
       await store.accept(job(2), T0); // download work, never process work
       expect(await store.claimProcess("p1", T0 + 59_999, 60_000)).toBeNull(); // the download holder keeps the lease
       const c = await store.claimProcess("p1", T0 + 60_000, 30_000);
-      expect(c).toStrictEqual(await row(f.id));
-      expect(c).toMatchObject({ id: f.id, status: "fetched", leaseOwner: "p1", leaseUntil: at(T0 + 90_000), attempts: 2, notBefore: null, updatedAt: at(T0 + 60_000), localPath: f.localPath });
+      expect(c?.job).toStrictEqual(await row(f.id));
+      expect(c?.found).toBe("fetched");
+      expect(c?.job).toMatchObject({ id: f.id, status: "processing", leaseOwner: "p1", leaseUntil: at(T0 + 90_000), attempts: 2, notBefore: null, updatedAt: at(T0 + 60_000), localPath: f.localPath });
       expect(await store.claimProcess("p2", T0 + 60_001, 30_000)).toBeNull();
     });
     test("oldest first over both states: an abandoned `processing` job before a newer `fetched` one", async () => {
@@ -185,24 +186,56 @@ export function coreSuite(name: string, make: StoreFactory): void {
       expect(await store.transition(a.id, "fetched", "processing", "d", T0, { keepLease: true })).toBe(true);
       const b = await fetchedBy(2, "d");
       const first = await store.claimProcess("p", T0 + 60_000, 60_000);
-      expect([first?.id, first?.status, first?.attempts]).toEqual([a.id, "processing", 2]);
+      expect([first?.job.id, first?.found, first?.job.status, first?.job.attempts]).toEqual([a.id, "processing", "processing", 2]);
       const second = await store.claimProcess("p", T0 + 60_000, 60_000);
-      expect([second?.id, second?.status]).toEqual([b.id, "fetched"]);
+      expect([second?.job.id, second?.found, second?.job.status]).toEqual([b.id, "fetched", "processing"]);
     });
     test("a retry backoff on the processing pool is respected", async () => {
       const f = await fetchedBy(1, "d");
       const c = await store.claimProcess("p", T0 + 60_000, 60_000);
-      expect(c?.id).toBe(f.id);
-      expect(await store.retryLater(f.id, "fetched", "p", T0 + 70_000, { reason: "download_failed", detail: "busy" }, T0 + 60_000)).toBe(true);
+      expect(c?.job.id).toBe(f.id);
+      expect(await store.retryLater(f.id, "processing", "p", T0 + 70_000, { reason: "download_failed", detail: "busy" }, T0 + 60_000)).toBe(true);
       expect(await store.claimProcess("q", T0 + 69_999, 60_000)).toBeNull();
-      expect((await store.claimProcess("q", T0 + 70_000, 60_000))?.leaseOwner).toBe("q");
+      expect((await store.claimProcess("q", T0 + 70_000, 60_000))?.job.leaseOwner).toBe("q");
     });
     test("concurrent claims of many workers take every job exactly once", async () => {
       for (let n = 1; n <= 8; n++) await store.setReservation((await fetchedBy(n, "d")).id, 0);
       const got = await Promise.all(Array.from({ length: 12 }, (_, k) => store.claimProcess(`p${k}`, T0 + 60_000, 60_000)));
-      const ids = got.filter((g) => g !== null).map((g) => g!.id);
+      const ids = got.filter((g) => g !== null).map((g) => g!.job.id);
       expect(ids).toHaveLength(8);
       expect(new Set(ids).size).toBe(8);
+    });
+  });
+
+  describe(`${name}: handOver (the host holding the file processes it; issue 14 item 8)`, () => {
+    const fetched = { localPath: "downloads/7-ab", sha256: "ab".repeat(32), realSize: 3 * MB, reservedBytes: 6 * MB };
+    test("the download's holder: accepted → processing in one write, the download's fields and the processing claim (found fetched)", async () => {
+      const { job: j } = await store.accept(job(1), T0);
+      const d = await store.claimDownload("h/1", T0, 60_000, budget);
+      expect([d?.id, d?.attempts]).toEqual([j.id, 1]);
+      const c = await store.handOver(j.id, "h/1", T0 + 5_000, 30_000, fetched);
+      expect(c?.found).toBe("fetched");
+      expect(c?.job).toStrictEqual(await row(j.id));
+      expect(c?.job).toMatchObject({ status: "processing", leaseOwner: "h/1", leaseUntil: at(T0 + 35_000), attempts: 1, notBefore: null, updatedAt: at(T0 + 5_000), localPath: fetched.localPath, sha256: fetched.sha256, realSize: 3 * MB, reservedBytes: 6 * MB, finishedAt: null });
+      expect(await store.budgetInUse()).toBe(6 * MB);
+      // Held: no other processing claim until the lease expires; then it is an abandoned try (redo from the source).
+      expect(await store.claimProcess("h/2", T0 + 34_999, 60_000)).toBeNull();
+      const taken = await store.claimProcess("h/2", T0 + 35_000, 60_000);
+      expect([taken?.job.id, taken?.found, taken?.job.attempts, taken?.job.leaseOwner]).toEqual([j.id, "processing", 2, "h/2"]);
+    });
+    test("anyone but the lease holder, or a job no longer accepted, changes nothing (seed 000: conditional UPDATE)", async () => {
+      const { job: j } = await store.accept(job(1), T0);
+      await store.claimDownload("h/1", T0, 60_000, budget);
+      const before = await row(j.id);
+      expect(await store.handOver(j.id, "h/2", T0 + 1, 30_000, fetched)).toBeNull();
+      expect(await row(j.id)).toStrictEqual(before);
+      expect(await store.transition(j.id, "accepted", "fetched", "h/1", T0 + 2, { ...fetched, keepLease: true })).toBe(true);
+      const fetchedRow = await row(j.id);
+      expect(await store.handOver(j.id, "h/1", T0 + 3, 30_000, fetched)).toBeNull();
+      expect(await row(j.id)).toStrictEqual(fetchedRow);
+      const { job: free } = await store.accept(job(2), T0);
+      expect(await store.handOver(free.id, "h/1", T0 + 4, 30_000, fetched)).toBeNull(); // accepted, never claimed: no lease holder
+      expect((await row(free.id))?.status).toBe("accepted");
     });
   });
 

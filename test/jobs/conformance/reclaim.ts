@@ -67,7 +67,7 @@ export function reclaimSuite(name: string, make: StoreFactory): void {
       expect(await store.transition(b.id, "fetched", "processing", "alpha/old", T0, { keepLease: true })).toBe(true);
       const taken = await store.reclaimHostLeases("alpha", "alpha/new", T0);
       expect(taken.map((t) => [t.id, t.status]).sort()).toEqual([[a.id, "fetched"], [b.id, "processing"]].sort());
-      expect((await store.claimProcess("alpha/new", T0, 600_000))?.id).toBe(a.id);
+      expect((await store.claimProcess("alpha/new", T0, 600_000))?.job.id).toBe(a.id);
     });
 
     test("the store's choice equals the pure rule isReclaimable for any mix of holders", async () => {
