@@ -153,6 +153,31 @@ describe.skipIf(!toolReady("postgres"))("hosts sharing no disk, one PostgreSQL",
     expect(em!.calls.filter((c) => c.method === "getUpdates" && c.status === 409)).toEqual([]);
   }, 240_000);
 
+  test("two worker hosts with free processing slots: each job is processed on the host that downloaded it, one getFile per job", async () => {
+    const { start, rows } = await setup({ PROCESS_CONCURRENCY: "2" });
+    start("intake-1", "intake");
+    const workers = [start("host-a", "worker"), start("host-b", "worker")];
+    const u = em!.user({ language_code: "en" });
+    const JOBS = 6;
+    // One at a time, so every download ends with both hosts' processing slots free: whichever host
+    // downloads a job has a slot for it (the other host's idle loops hear the same wake-ups).
+    for (let i = 0; i < JOBS; i++) {
+      await u.sendDocument({ bytes: makePdf({ pages: [[`Affinity ${i}`]] }), file_name: `aff_${i}.pdf` });
+      await expect.poll(async () => (await rows()).filter((r) => r.status === "ready").length, { timeout: 60_000, interval: 200 }).toBe(i + 1);
+    }
+    // JobStore.handOver: the download's write took the processing claim on the same host, so no host
+    // processed a file another host downloaded (that would be a second getFile, "source fetched again").
+    const host = (w: BotProcess, msg: string) => new Set(w.lines.filter((l) => l.msg === msg).map((l) => l.job as number));
+    for (const w of workers) {
+      expect(w.lines.filter((l) => l.msg === "source fetched again")).toEqual([]);
+      expect([...host(w, "ready")].sort(), w.text().slice(-2000)).toEqual([...host(w, "fetched")].sort());
+    }
+    expect(workers.map((w) => host(w, "fetched").size).reduce((a, b) => a + b, 0)).toBe(JOBS);
+    expect(workers.flatMap((w) => w.lines.filter((l) => l.msg === "fetched").map((l) => l.handed_over))).toEqual(Array(JOBS).fill(true));
+    expect(em!.calls.filter((c) => c.method === "getFile").length).toBe(JOBS);
+    assertTelegramClean();
+  }, 240_000);
+
   test("one all + two workers, random SIGKILLs mid-run: every job ready, each result once, never a second poller", async () => {
     const { start, rows } = await setup();
     const hosts: Array<{ host: string; role: Role }> = [
