@@ -1,5 +1,5 @@
 /**
- * The SQL of `SqliteJobStore`'s hot paths (accept, intake, both claims, the hand-over, transition,
+ * The SQL of `SqliteJobStore`'s hot paths (accept, intake, both claims, the hand-over, transition, the release,
  * renew, retryLater, fail, get) as bun:sqlite statements prepared once per connection, so a call only binds values
  * (drizzle's query builder rebuilt and re-prepared the SQL on every call: ≈ 200 µs of a ≈ 250 µs
  * INSERT, docs/benchmarks.md "Queue"). Every conditional write keeps the WHERE of seed 000
@@ -10,7 +10,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { getTableColumns } from "drizzle-orm";
 import { fileJobs, type FileJob, type JobState } from "../db/schema.ts";
-import { ACTIVE_STATES, poolFor } from "./states.ts";
+import { ACTIVE_STATES, ENDED_STATES, poolFor } from "./states.ts";
 import type { FinalStatus, TransitionPatch } from "./store.ts";
 
 const COLUMNS = getTableColumns(fileJobs);
@@ -126,6 +126,8 @@ export class JobStatements {
   readonly failHeld: Query<unknown>;
   /** `$from → failed` without a lease condition (e.g. /cancel, intake refusals). */
   readonly failAny: Query<unknown>;
+  /** `reserved_bytes = 0` only while the job is finished (JobStore.releaseReservation: the engine's last write of a job). */
+  readonly releaseReservation: Query<unknown>;
   private readonly transitions = new Map<string, Query<unknown>>();
 
   /** @param sqlite the connection the store writes through (the `$client` of its drizzle handle) */
@@ -170,6 +172,7 @@ export class JobStatements {
     const failSet = `status = 'failed', reason = $reason, reason_params = $params, last_error = $detail, lease_owner = NULL, lease_until = NULL, updated_at = $now, finished_at = $now, ${FINAL_SET}`;
     this.failHeld = sqlite.prepare(`UPDATE file_jobs SET ${failSet} WHERE id = $id AND status = $from AND lease_owner = $owner`);
     this.failAny = sqlite.prepare(`UPDATE file_jobs SET ${failSet} WHERE id = $id AND status = $from`);
+    this.releaseReservation = sqlite.prepare(`UPDATE file_jobs SET reserved_bytes = 0 WHERE id = $id AND reserved_bytes > 0 AND status IN ${literals(ENDED_STATES)}`);
   }
 
   /**

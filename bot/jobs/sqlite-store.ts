@@ -664,13 +664,7 @@ export class SqliteJobStore implements JobStore {
   }
 
   async releaseReservation(id: number): Promise<boolean> {
-    const r = this.db
-      .update(fileJobs)
-      .set({ reservedBytes: 0 })
-      .where(and(eq(fileJobs.id, id), gt(fileJobs.reservedBytes, 0), inArray(fileJobs.status, ["ready", "failed", "expired"])))
-      .returning({ id: fileJobs.id })
-      .all();
-    return r.length > 0;
+    return this.stmts.releaseReservation.run({ id }).changes > 0;
   }
 
   async setReservationIf(id: number, owner: string | null, bytes: number): Promise<boolean> {

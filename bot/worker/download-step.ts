@@ -59,7 +59,7 @@ export class DownloadStep {
     private readonly finisher: Finisher,
     private readonly owner: string,
     private readonly wake: () => void,
-    private readonly offerSlot: () => ProcessSlot | null = () => null,
+    private readonly offerSlot: () => Promise<ProcessSlot | null> = async () => null,
   ) {
     this.album = new AlbumDownload(services, paths, fetcher, finisher, owner);
   }
@@ -110,7 +110,7 @@ export class DownloadStep {
       const reservation = refinedReservation(file.size, writtenMultiplier(config.budgetMultiplier, config.mode), config.downloadBudget, config.budgetMinReservation, job.reservedBytes);
       // A free processing slot here: this host, which holds the file, processes it (one write, no
       // queue position to show, nobody else to wake).
-      const slot = this.offerSlot();
+      const slot = await this.offerSlot();
       if (slot) {
         let claim: ProcessClaim | null = null;
         try {

@@ -242,6 +242,8 @@ export class Engine {
             floor: this.config.budgetMinReservation,
           });
         } else {
+          // Counted as searching until it parks or has a job: a download ending meanwhile waits for it (offerSlot).
+          this.searching++;
           claim = await store.claimProcess(this.owner, now(), this.config.leaseTtlMs);
           job = claim?.job ?? null;
         }
@@ -254,10 +256,15 @@ export class Engine {
         if (!this.claimsFailing) log.error({ err, pool }, "claim failed: the database did not answer; the pools keep trying every few seconds (readiness: database)");
         this.claimsFailing = true;
       }
-      if (!job && pool === "process") {
-        // Idle: parked, so a download of this process can hand its job over (offerSlot).
-        claim = await this.park();
-        job = claim?.job ?? null;
+      if (pool === "process") {
+        // Idle: parked first, so a download of this process can hand its job over (offerSlot).
+        const parked = job ? null : this.park();
+        this.searching--;
+        this.slotsChanged();
+        if (parked) {
+          claim = await parked;
+          job = claim?.job ?? null;
+        }
       }
       if (!job) {
         if (pool === "download") await this.idle();
@@ -338,18 +345,37 @@ export class Engine {
     });
   }
 
+  /** Processing loops between a claim attempt and parking (or having a job). */
+  private searching = 0;
+  /** Waiting {@link offerSlot} calls, told when a loop parks or stops searching. */
+  private slotWaiters: Array<() => void> = [];
+
+  /** A processing loop parked or stopped searching: waiting offers look again. */
+  private slotsChanged(): void {
+    const w = this.slotWaiters;
+    this.slotWaiters = [];
+    for (const f of w) f();
+  }
+
   /**
    * Reserve a parked processing loop for a job this process has just downloaded (issue 14 item 8: the
    * host holding the file processes it): the loop is taken out of wake-ups and its poll, and waits
-   * for the slot's `give` or `release`. Null when no processing loop is idle or the engine is stopping.
+   * for the slot's `give` or `release`. A loop that is still looking for work (a wake-up sent it to
+   * claim) is waited for — one claim's round trip — since it parks when it finds none. Null when every
+   * processing loop has a job, or the engine is stopping.
    */
-  private offerSlot(): ProcessSlot | null {
-    if (!this.running) return null;
-    const p = this.parked.shift();
-    if (!p) return null;
-    clearTimeout(p.timer);
-    this.waiters = this.waiters.filter((w) => w !== p.wakeUp);
-    return { give: (claim) => p.resolve(claim), release: () => p.resolve(null) };
+  private async offerSlot(): Promise<ProcessSlot | null> {
+    for (;;) {
+      if (!this.running) return null;
+      const p = this.parked.shift();
+      if (p) {
+        clearTimeout(p.timer);
+        this.waiters = this.waiters.filter((w) => w !== p.wakeUp);
+        return { give: (claim) => p.resolve(claim), release: () => p.resolve(null) };
+      }
+      if (this.searching === 0) return null;
+      await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+    }
   }
 
   private idle(): Promise<void> {
