@@ -9,12 +9,15 @@
  * 20 000 finished (`expired`) rows are inserted first (docket keeps every row after expiry), then
  * 2 000 jobs are accepted and one in-process loop drains them with the engine's store calls
  * (bench/queue/loops.ts `docketLoop`, the same as bench/queue/pg.ts). Printed: each store call's
- * mean round trip as the client sees it; the server's statements by total time (calls, mean, rows,
+ * mean round trip as the client sees it; CPU per job of the client and of the server's processes by kind
+ * (client backends, autovacuum, WAL writer …, from /proc); the server's statements by total time (calls, mean, rows,
  * WAL records per call, buffers touched per call); HOT updates of file_jobs; and the plans
  * (EXPLAIN ANALYZE) of the store's reads that need an index — the claims' heads, the budget sum,
  * the quota, the janitor's expiry, a chat's list, the SHA twin, the queue position — on that table.
  * Printed only; nothing is asserted.
  */
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 import { openPg } from "../../bot/db/pg-open.ts";
 import type { JobStore } from "../../bot/jobs/store.ts";
 import { PgJobStore } from "../../bot/jobs/pg-store.ts";
@@ -22,8 +25,28 @@ import { startPgServer } from "../../test/support/pg-server.ts";
 import { docketLoop } from "./loops.ts";
 import { benchJob } from "./payload.ts";
 
-const HISTORY = 20_000;
+const HISTORY = Number(process.env.DIAG_HISTORY ?? 20_000);
 const QUEUED = 2_000;
+
+/** CPU ms of each process of the server (postmaster and its children) by kind: client backends, autovacuum, WAL writer, … */
+function serverCpuByKind(dataDir: string): Map<string, number> {
+  const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
+  const out = new Map<string, number>();
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
+      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(name) !== postmaster && Number(f[1]) !== postmaster) continue;
+      const title = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ");
+      const kind = /autovacuum/.test(title) ? "autovacuum" : /docket diag/.test(title) ? "client backends" : (title.match(/postgres: ([a-z ]+?)(?: |$)/)?.[1] ?? "postmaster");
+      out.set(kind, (out.get(kind) ?? 0) + (Number(f[11]) + Number(f[12])) * 10);
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return out;
+}
 
 /** A store whose every call is timed (client-side round trip, ms) into `times`. */
 function timedStore(store: JobStore, times: Map<string, number[]>): JobStore {
@@ -58,15 +81,19 @@ try {
        'application/pdf', 1048576, 'ru', 'expired', lpad(i::text, 64, '0'), 1048576, 0, '2026-10-01T00:00:00.000Z', '2026-10-02T00:00:00.000Z', '2026-10-01T00:05:00.000Z'
      FROM generate_series(1, ${HISTORY}) i`,
   );
-  await sql.unsafe("VACUUM ANALYZE file_jobs");
+  if (!process.env.DIAG_NO_ANALYZE) await sql.unsafe("VACUUM ANALYZE file_jobs");
   const store = new PgJobStore(sql);
   for (let i = 0; i < QUEUED; i++) await store.accept(benchJob(i, 500), Date.now());
   await sql.unsafe("SELECT pg_stat_statements_reset()");
   const before = (await sql.unsafe("SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname = 'file_jobs'"))[0] as unknown as { upd: number; hot: number };
   const times = new Map<string, number[]>();
+  const cpu0 = serverCpuByKind(server.dataDir);
+  const own0 = process.cpuUsage();
   const t0 = performance.now();
   const done = await docketLoop(timedStore(store, times), "diag/1");
   const drainMs = performance.now() - t0;
+  const own = process.cpuUsage(own0);
+  const cpu1 = serverCpuByKind(server.dataDir);
   await Bun.sleep(600); // the statistics collector (pg_stat_user_tables) reports within 500 ms
   const after = (await sql.unsafe("SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname = 'file_jobs'"))[0] as unknown as { upd: number; hot: number };
   const stmts = (await sql.unsafe(
@@ -108,6 +135,8 @@ try {
 
   console.log(`\n# bench/queue/pg-diagnose.ts — ${now.slice(0, 10)}; ${HISTORY} finished rows + ${QUEUED} queued; one loop drained ${done} jobs in ${(drainMs / 1000).toFixed(2)} s (${(done / (drainMs / 1000)).toFixed(0)} jobs/s)\n`);
   console.log(`file_jobs indexes (${indexes.length}): ${indexes.map((i) => i.indexname).join(", ")}; updates during the drain ${after.upd - before.upd}, HOT ${after.hot - before.hot}\n`);
+  const kinds = [...cpu1].map(([k, ms]) => `${k} ${((ms - (cpu0.get(k) ?? 0)) / done).toFixed(3)}`);
+  console.log(`CPU ms per job during the drain: this process (client, timing proxy included) ${((own.user + own.system) / 1000 / done).toFixed(3)}; server: ${kinds.join(", ")}\n`);
   console.log("| store call | calls | mean round trip, ms |\n| --- | ---: | ---: |");
   for (const [call, list] of times) console.log(`| ${call} | ${list.length} | ${(list.reduce((a, b) => a + b, 0) / list.length).toFixed(3)} |`);
   console.log("\n| server statement | calls | mean, ms | total, ms | rows | WAL records/call | buffers/call |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: |");
