@@ -58,6 +58,8 @@ const cpuBetween = (before: Map<number, number>, after: Map<number, number>) => 
 interface Run {
   enqueue: number;
   drain: number;
+  /** Enqueue and drain of the run together (jobs / (enqueue time + drain time)). */
+  total: number;
   workerCpuPerJob: number;
   serverCpuPerJob: number;
 }
@@ -103,6 +105,7 @@ async function runOnce(server: PgServer, impl: PgImpl, workers: number): Promise
     return {
       enqueue: JOBS / (enqueueMs / 1000),
       drain: JOBS / (drainMs / 1000),
+      total: JOBS / ((enqueueMs + drainMs) / 1000),
       workerCpuPerJob: results.reduce((s, r) => s + r.cpuMs, 0) / JOBS,
       serverCpuPerJob: impl === "docket-sqlite" ? 0 : cpuBetween(before, after) / JOBS,
     };
@@ -125,7 +128,7 @@ try {
         const run = await runOnce(server, impl, workers);
         const key = `${impl}|${workers}`;
         per.set(key, [...(per.get(key) ?? []), run]);
-        console.error(`run ${r + 1}/${RUNS} ${impl} × ${workers}: enqueue ${rate(run.enqueue)}/s, drain ${rate(run.drain)}/s, CPU/job worker ${run.workerCpuPerJob.toFixed(2)} ms, server ${run.serverCpuPerJob.toFixed(2)} ms`);
+        console.error(`run ${r + 1}/${RUNS} ${impl} × ${workers}: enqueue ${rate(run.enqueue)}/s, drain ${rate(run.drain)}/s, both ${rate(run.total)}/s, CPU/job worker ${run.workerCpuPerJob.toFixed(2)} ms, server ${run.serverCpuPerJob.toFixed(2)} ms`);
       }
     }
   }
@@ -134,13 +137,15 @@ try {
   const pgVersion = readFileSync(join(server.dataDir, "PG_VERSION"), "utf8").trim();
   console.log(`\n# bench/queue/pg.ts — ${new Date().toISOString().slice(0, 10)}, ${cpus().length} cores (${cpus()[0]?.model ?? "?"}), load ${load0.map((x) => x.toFixed(1)).join(" ")} at start, ${loadavg().map((x) => x.toFixed(1)).join(" ")} at end; Bun ${Bun.version}, PostgreSQL ${pgVersion}, pg-boss ${await version("pg-boss")}, graphile-worker ${await version("graphile-worker")}, postgres.js ${await version("postgres")}; wall ${wall.toFixed(0)} s\n`);
   console.log(`${JOBS} jobs per run, medians of ${RUNS} interleaved runs; jobs/s; CPU ms per job (workers' own, and the PostgreSQL server's)\n`);
-  console.log("| workers | queue | enqueue | claim → complete (drain) | CPU/job workers | CPU/job server | drain vs pg-boss | drain vs graphile-worker |");
-  console.log("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: |");
+  console.log("| workers | queue | enqueue | claim → complete (drain) | enqueue + drain | CPU/job workers | CPU/job server | drain vs pg-boss | drain vs graphile-worker | enqueue + drain vs pg-boss | vs graphile-worker |");
+  console.log("| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |");
   for (const workers of WORKERS) {
     const med = (impl: PgImpl, f: keyof Run) => median((per.get(`${impl}|${workers}`) ?? []).map((x) => x[f]));
     for (const impl of IMPLS) {
-      const ratio = (peer: PgImpl) => (impl === peer || !IMPLS.includes(peer) ? "" : `${(med(impl, "drain") / med(peer, "drain")).toFixed(2)}×`);
-      console.log(`| ${workers} | ${impl} | ${rate(med(impl, "enqueue"))} | ${rate(med(impl, "drain"))} | ${med(impl, "workerCpuPerJob").toFixed(2)} | ${impl === "docket-sqlite" ? "—" : med(impl, "serverCpuPerJob").toFixed(2)} | ${ratio("pg-boss")} | ${ratio("graphile-worker")} |`);
+      const ratio = (peer: PgImpl, f: "drain" | "total" = "drain") => (impl === peer || !IMPLS.includes(peer) ? "" : `${(med(impl, f) / med(peer, f)).toFixed(2)}×`);
+      console.log(
+        `| ${workers} | ${impl} | ${rate(med(impl, "enqueue"))} | ${rate(med(impl, "drain"))} | ${rate(med(impl, "total"))} | ${med(impl, "workerCpuPerJob").toFixed(2)} | ${impl === "docket-sqlite" ? "—" : med(impl, "serverCpuPerJob").toFixed(2)} | ${ratio("pg-boss")} | ${ratio("graphile-worker")} | ${ratio("pg-boss", "total")} | ${ratio("graphile-worker", "total")} |`,
+      );
     }
   }
 } finally {

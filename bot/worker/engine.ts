@@ -30,7 +30,6 @@ import type { WakeChannel } from "../db/pg-wake.ts";
 interface Parked {
   readonly resolve: (claim: ProcessClaim | null) => void;
   readonly timer: ReturnType<typeof setTimeout>;
-  readonly wakeUp: () => void;
 }
 
 /** Engine dependencies. */
@@ -161,8 +160,22 @@ export class Engine {
     this.deps.wakeups?.announce();
   }
 
-  /** Wake this process's idle workers now (a job was accepted or the budget was released). */
+  /**
+   * Wake this process's idle workers of both pools now: there may be work (a job was accepted, handed
+   * over to processing by another process, cancelled, or released). Counted, so a processing loop
+   * knows whether anything was announced since it last looked (see {@link loop}).
+   */
   wake(): void {
+    this.announced++;
+    this.wakeDownloads();
+    for (const p of [...this.parked]) p.resolve(null);
+  }
+
+  /** Announcements heard ({@link wake} calls) so far. */
+  private announced = 0;
+
+  /** Wake only the idle download loops (a step ended: its budget may be free; nothing new to process). */
+  private wakeDownloads(): void {
     const w = this.waiters;
     this.waiters = [];
     for (const f of w) f();
@@ -230,9 +243,17 @@ export class Engine {
 
   private async loop(pool: "download" | "process"): Promise<void> {
     const { store, log, now } = this.deps.services;
+    // A processing loop's last look into the queue, and whether its last job came by hand-over.
+    let looked = { announced: -1, at: 0 };
+    let handed = false;
     while (this.running) {
       let job: FileJob | null = null;
       let claim: ProcessClaim | null = null;
+      // After a handed-over job, a processing loop parks again without a claim when nothing was
+      // announced since it last found the queue empty and that look is younger than the idle poll:
+      // a job enters `fetched` only with an announcement, and lease expiries and backoffs are the
+      // poll's, whose bound this keeps (the claim a busy host would otherwise make per job).
+      const skip = pool === "process" && handed && this.announced === looked.announced && Date.now() - looked.at < this.idleMs();
       try {
         if (pool === "download") {
           job = await store.claimDownload(this.owner, now(), this.config.leaseTtlMs, {
@@ -241,13 +262,14 @@ export class Engine {
             modeLimit: downloadLimit(this.config),
             floor: this.config.budgetMinReservation,
           });
-        } else {
+        } else if (!skip) {
           // Counted as searching until it parks or has a job: a download ending meanwhile waits for it (offerSlot).
           this.searching++;
+          looked = { announced: this.announced, at: Date.now() };
           claim = await store.claimProcess(this.owner, now(), this.config.leaseTtlMs);
           job = claim?.job ?? null;
         }
-        if (this.claimsFailing) {
+        if (this.claimsFailing && !skip) {
           this.claimsFailing = false;
           log.info({ pool }, "claims work again: the database answers");
         }
@@ -259,11 +281,13 @@ export class Engine {
       if (pool === "process") {
         // Idle: parked first, so a download of this process can hand its job over (offerSlot).
         const parked = job ? null : this.park();
-        this.searching--;
+        if (!skip) this.searching--;
         this.slotsChanged();
+        handed = false;
         if (parked) {
           claim = await parked;
           job = claim?.job ?? null;
+          handed = job !== null;
         }
       }
       if (!job) {
@@ -292,7 +316,7 @@ export class Engine {
         // The next pool may already hold this job (download hands over to processing): only remove our own entry.
         if (!handedOff && this.inFlight.get(id) === controller) this.inFlight.delete(id);
       }
-      this.wake();
+      this.wakeDownloads();
     }
   }
 
@@ -310,7 +334,7 @@ export class Engine {
       .finally(() => {
         this.tails.delete(tracked);
         if (this.inFlight.get(jobId) === controller) this.inFlight.delete(jobId);
-        this.wake();
+        this.wakeDownloads();
       });
     this.tails.add(tracked);
   }
@@ -333,15 +357,12 @@ export class Engine {
       const entry: Parked = {
         resolve: (claim) => {
           clearTimeout(entry.timer);
-          this.waiters = this.waiters.filter((w) => w !== entry.wakeUp);
           this.parked = this.parked.filter((p) => p !== entry);
           resolve(claim);
         },
         timer: setTimeout(() => entry.resolve(null), this.idleMs()),
-        wakeUp: () => entry.resolve(null),
       };
       this.parked.push(entry);
-      this.waiters.push(entry.wakeUp);
     });
   }
 
@@ -370,7 +391,6 @@ export class Engine {
       const p = this.parked.shift();
       if (p) {
         clearTimeout(p.timer);
-        this.waiters = this.waiters.filter((w) => w !== p.wakeUp);
         return { give: (claim) => p.resolve(claim), release: () => p.resolve(null) };
       }
       if (this.searching === 0) return null;
