@@ -38,7 +38,11 @@ import type { ProcessClaim } from "../jobs/store.ts";
  * waits for exactly one of `give` (the hand-over committed: process this claim) or `release`.
  */
 export interface ProcessSlot {
-  give(claim: ProcessClaim): void;
+  /**
+   * Process `claim` under the download's own `controller`: a /cancel that aborted it between the
+   * hand-over's commit and the processing loop taking the job still stops the processing.
+   */
+  give(claim: ProcessClaim, controller: AbortController): void;
   release(): void;
 }
 
@@ -64,8 +68,11 @@ export class DownloadStep {
     this.album = new AlbumDownload(services, paths, fetcher, finisher, owner);
   }
 
-  /** Download `job` (claimed by this worker); never throws for classified failures. */
-  async run(job: FileJob, controller: AbortController): Promise<void> {
+  /**
+   * Download `job` (claimed by this worker); never throws for classified failures.
+   * @returns `handed` when a processing loop of this process took the job over with `controller`
+   */
+  async run(job: FileJob, controller: AbortController): Promise<"handed" | undefined> {
     const { store, config, log, now, status } = this.services;
     const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
     const lease = keepLease(store, job.id, this.owner, job.leaseUntil!, config.leaseTtlMs, now, controller, log);
@@ -116,7 +123,7 @@ export class DownloadStep {
         try {
           claim = await store.handOver(job.id, this.owner, now(), config.leaseTtlMs, { localPath: file.path, sha256: file.sha256, realSize: file.size, reservedBytes: reservation });
         } finally {
-          if (claim) slot.give(claim);
+          if (claim) slot.give(claim, controller);
           else slot.release();
         }
         if (!claim) {
@@ -125,7 +132,7 @@ export class DownloadStep {
           return;
         }
         jlog.info({ size: file.size, sha256: file.sha256, ms: now() - started, handed_over: true }, "fetched");
-        return;
+        return "handed";
       }
       const moved = await store.transition(job.id, "accepted", "fetched", this.owner, now(), {
         localPath: file.path,

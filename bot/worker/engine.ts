@@ -28,8 +28,14 @@ import type { WakeChannel } from "../db/pg-wake.ts";
 
 /** A processing loop parked while idle (Engine.park): resolved once, with a handed-over claim or null. */
 interface Parked {
-  readonly resolve: (claim: ProcessClaim | null) => void;
+  readonly resolve: (handed: Handed | null) => void;
   readonly timer: ReturnType<typeof setTimeout>;
+}
+
+/** A job handed over by a download of this process: the claim and the download's controller (ProcessSlot.give). */
+interface Handed {
+  readonly claim: ProcessClaim;
+  readonly controller: AbortController;
 }
 
 /** Engine dependencies. */
@@ -249,6 +255,7 @@ export class Engine {
     while (this.running) {
       let job: FileJob | null = null;
       let claim: ProcessClaim | null = null;
+      let inherited: AbortController | null = null;
       // After a handed-over job, a processing loop parks again without a claim when nothing was
       // announced since it last found the queue empty and that look is younger than the idle poll:
       // a job enters `fetched` only with an announcement, and lease expiries and backoffs are the
@@ -285,7 +292,9 @@ export class Engine {
         this.slotsChanged();
         handed = false;
         if (parked) {
-          claim = await parked;
+          const given = await parked;
+          claim = given?.claim ?? null;
+          inherited = given?.controller ?? null;
           job = claim?.job ?? null;
           handed = job !== null;
         }
@@ -298,12 +307,13 @@ export class Engine {
         await this.endExhausted(job).catch((err) => log.error({ job: job.id, err }, "could not end an exhausted job"));
         continue;
       }
-      const controller = new AbortController();
+      // A handed-over job keeps the download's controller (a /cancel may have aborted it already).
+      const controller = inherited ?? new AbortController();
       this.inFlight.set(job.id, controller);
       const id = job.id;
       let handedOff = false;
       try {
-        if (pool === "download") await this.download.run(job, controller);
+        if (pool === "download") handedOff = (await this.download.run(job, controller)) === "handed";
         else {
           await this.process.run(claim!, controller, (tail) => {
             handedOff = true;
@@ -351,14 +361,14 @@ export class Engine {
    * Wait like {@link idle} (a wake-up or the poll interval: null, claim again), parked so that a download
    * of this process may hand its job straight to this loop (the claim it resolves with).
    */
-  private park(): Promise<ProcessClaim | null> {
+  private park(): Promise<Handed | null> {
     if (!this.running) return Promise.resolve(null);
     return new Promise((resolve) => {
       const entry: Parked = {
-        resolve: (claim) => {
+        resolve: (handed) => {
           clearTimeout(entry.timer);
           this.parked = this.parked.filter((p) => p !== entry);
-          resolve(claim);
+          resolve(handed);
         },
         timer: setTimeout(() => entry.resolve(null), this.idleMs()),
       };
@@ -391,7 +401,7 @@ export class Engine {
       const p = this.parked.shift();
       if (p) {
         clearTimeout(p.timer);
-        return { give: (claim) => p.resolve(claim), release: () => p.resolve(null) };
+        return { give: (claim, controller) => p.resolve({ claim, controller }), release: () => p.resolve(null) };
       }
       if (this.searching === 0) return null;
       await new Promise<void>((resolve) => this.slotWaiters.push(resolve));

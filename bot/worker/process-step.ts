@@ -103,6 +103,8 @@ export class ProcessStep {
     let largestOutput = 0;
     let handedOff = false;
     try {
+      // A job handed over under an already aborted controller (/cancel right after the hand-over) stops here.
+      controller.signal.throwIfAborted();
       // A multi-part job: its parts on disk, numbered by album position (a part left out keeps its number),
       // each verified (seed 000's resume rule per part); one file: a verified source, one gone or changed
       // is fetched again (bot/worker/source.ts).

@@ -101,17 +101,24 @@ describe("commands", () => {
     expect(metrics).not.toContain('reason="processing_crashed"');
   });
 
-  test("/cancel right after fetched → processing (before the work dir exists): no file left behind, the chat's last word is 'cancelled'", async () => {
+  test("/cancel right after the move to processing (before the work dir exists): no file left behind, the chat's last word is 'cancelled'", async () => {
     const runner = copyRunner();
     stack = await startStack({ runner });
     const s = stack;
     const { store } = s.app.services;
-    // Land the cancel in the narrowest window: just after the step committed `processing`.
-    const transition = store.transition.bind(store);
-    store.transition = async (id, from, to, owner, now, patch) => {
-      const moved = await transition(id, from, to, owner, now, patch);
-      if (moved && from === "fetched" && to === "processing") await s.app.engine.cancel(id);
-      return moved;
+    // Land the cancel in the narrowest window: just after `processing` was committed — by the download's
+    // hand-over (a processing slot is free) or by a processing claim — before the step has its job.
+    const handOver = store.handOver.bind(store);
+    store.handOver = async (...args) => {
+      const claim = await handOver(...args);
+      if (claim) await s.app.engine.cancel(claim.job.id);
+      return claim;
+    };
+    const claimProcess = store.claimProcess.bind(store);
+    store.claimProcess = async (...args) => {
+      const claim = await claimProcess(...args);
+      if (claim) await s.app.engine.cancel(claim.job.id);
+      return claim;
     };
     const u = s.em.user({ language_code: "en" });
     const sent = await u.sendDocument({ bytes: bytes(4000, 21), file_name: "race.bin" });
