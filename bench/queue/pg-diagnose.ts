@@ -16,34 +16,23 @@
  * the quota, the janitor's expiry, a chat's list, the SHA twin, the queue position — on that table.
  * Printed only; nothing is asserted.
  */
-import { readFileSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import { openPg } from "../../bot/db/pg-open.ts";
 import type { JobStore } from "../../bot/jobs/store.ts";
 import { PgJobStore } from "../../bot/jobs/pg-store.ts";
 import { startPgServer } from "../../test/support/pg-server.ts";
 import { docketLoop } from "./loops.ts";
 import { benchJob } from "./payload.ts";
+import { serverProcesses } from "./server-cpu.ts";
 
 const HISTORY = Number(process.env.DIAG_HISTORY ?? 20_000);
 const QUEUED = 2_000;
 
-/** CPU ms of each process of the server (postmaster and its children) by kind: client backends, autovacuum, WAL writer, … */
+/** CPU ms of the server's processes by kind: client backends, autovacuum, WAL writer, … */
 function serverCpuByKind(dataDir: string): Map<string, number> {
-  const postmaster = Number(readFileSync(join(dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
   const out = new Map<string, number>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      if (Number(name) !== postmaster && Number(f[1]) !== postmaster) continue;
-      const title = readFileSync(`/proc/${name}/cmdline`, "utf8").replaceAll("\0", " ");
-      const kind = /autovacuum/.test(title) ? "autovacuum" : /docket diag/.test(title) ? "client backends" : (title.match(/postgres: ([a-z ]+?)(?: |$)/)?.[1] ?? "postmaster");
-      out.set(kind, (out.get(kind) ?? 0) + (Number(f[11]) + Number(f[12])) * 10);
-    } catch {
-      // gone meanwhile
-    }
+  for (const p of serverProcesses(dataDir)) {
+    const kind = /autovacuum/.test(p.title) ? "autovacuum" : /docket diag/.test(p.title) ? "client backends" : (p.title.match(/postgres: ([a-z ]+?)(?: |$)/)?.[1] ?? "postmaster");
+    out.set(kind, (out.get(kind) ?? 0) + p.cpuMs);
   }
   return out;
 }

@@ -12,11 +12,12 @@
  * by the benchmark (Debian's postgresql, throwaway directory, fsync off as in the tests) and stopped
  * after. Nothing is asserted: numbers are printed as a markdown table (stdout), progress on stderr.
  */
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { startPgServer, type PgServer } from "../../test/support/pg-server.ts";
 import { openBenchQueue, type PgImpl } from "./pg-impls.ts";
+import { serverProcesses } from "./server-cpu.ts";
 import { median, rate } from "./stats.ts";
 
 const quick = process.argv.includes("--quick");
@@ -30,27 +31,8 @@ const ALL: PgImpl[] = ["docket-pg", "pg-boss", "graphile-worker", "docket-sqlite
 const IMPLS: PgImpl[] = onlyArg > 0 ? ALL.filter((i) => (process.argv[onlyArg + 1] ?? "").split(",").includes(i)) : ALL;
 const WORKERS = [1, 2, 4];
 const WORKER = new URL("./pg-worker.ts", import.meta.url).pathname;
-const TICK_MS = 10; // USER_HZ 100
-
 /** CPU ms of every process of the server (postmaster and its children), by pid. */
-function serverCpu(server: PgServer): Map<number, number> {
-  const postmaster = Number(readFileSync(join(server.dataDir, "postmaster.pid"), "utf8").split("\n")[0]);
-  const out = new Map<number, number>();
-  for (const name of readdirSync("/proc")) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "utf8");
-      const f = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const pid = Number(name);
-      const ppid = Number(f[1]);
-      if (pid !== postmaster && ppid !== postmaster) continue;
-      out.set(pid, (Number(f[11]) + Number(f[12])) * TICK_MS);
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return out;
-}
+const serverCpu = (server: PgServer): Map<number, number> => new Map(serverProcesses(server.dataDir).map((p) => [p.pid, p.cpuMs]));
 
 /** Server CPU used between two samples, ms (a process new since `before` counts whole). */
 const cpuBetween = (before: Map<number, number>, after: Map<number, number>) => [...after].reduce((s, [pid, ms]) => s + ms - (before.get(pid) ?? 0), 0);
