@@ -104,7 +104,7 @@ export const Q = {
   /** A transaction lock of one key (held until COMMIT): `$cls` a KEYED_LOCK_CLASS, `$key` an int4. */
   xactLock: compile("SELECT pg_advisory_xact_lock($cls::int, $key::int)"),
   /**
-   * The download claim in one round trip: `docket_claim_download` (pg migrations 0004, 0006) takes the budget
+   * The download claim in one round trip: `docket_claim_download` (pg migrations 0004, 0006, 0009, 0010) takes the budget
    * lock, then claims as its own statement (its snapshot sees every claim committed before the lock was
    * granted): the oldest claimable `accepted` job not locked by another claim (FOR UPDATE SKIP LOCKED),
    * its reservation by bot/jobs/budget.ts `reservationFor` (sized: the same float8 arithmetic in SQL;
