@@ -8,6 +8,7 @@ import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { rename, rm } from "node:fs/promises";
 import { once } from "node:events";
+import { finished } from "node:stream/promises";
 
 /** Result of a streamed write. */
 export interface WrittenFile {
@@ -49,17 +50,27 @@ export async function writeStreamed(chunks: AsyncIterable<Uint8Array>, finalPath
   const part = partPath(finalPath);
   const hash = createHash("sha256");
   const out = createWriteStream(part, { flags: "w", mode: 0o640 });
+  // A stream error with no listener is an uncaught exception that takes the whole bot down: a write
+  // still in flight when a cancelled download destroys the stream ends in ERR_STREAM_DESTROYED
+  // ("Cannot call write after a stream was destroyed", seen once in hostile-2's /cancel of a stalled
+  // download). An error while writing is kept and rethrown below, so it still fails the download.
+  let failed: unknown = null;
+  out.on("error", (err) => {
+    failed ??= err;
+  });
   let total = 0;
   try {
     for await (const chunk of chunks) {
       total += chunk.byteLength;
       checks.check?.(total);
       hash.update(chunk);
+      if (failed) throw failed;
       if (!out.write(chunk)) await once(out, "drain");
       checks.onProgress?.(total);
     }
+    if (failed) throw failed;
     out.end();
-    await once(out, "finish");
+    await finished(out);
     const sha256 = hash.digest("hex");
     checks.verify?.(total);
     await rename(part, finalPath);
