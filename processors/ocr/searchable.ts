@@ -9,6 +9,7 @@
  * page the overlay is turned back into the page's own coordinates.
  */
 import { readFile, writeFile } from "node:fs/promises";
+import { PDF_LIB_LOAD, PDF_LIB_SAVE } from "../pdf-lib-options.ts";
 
 /**
  * Where an overlay of the displayed page goes in the page's own space, for pdf-lib `drawPage`
@@ -36,16 +37,16 @@ export function overlayPlacement(box: { x: number; y: number; width: number; hei
  */
 export async function writeSearchablePdf(sourcePath: string, layers: ReadonlyMap<number, string>, outPath: string): Promise<number> {
   const { PDFDocument, degrees } = await import("@cantoo/pdf-lib");
-  const doc = await PDFDocument.load(await readFile(sourcePath), { updateMetadata: false });
+  const doc = await PDFDocument.load(await readFile(sourcePath), PDF_LIB_LOAD);
   let overlaid = 0;
   for (const [n, layerPath] of [...layers.entries()].sort((a, b) => a[0] - b[0])) {
     const page = doc.getPage(n - 1);
-    const layer = await PDFDocument.load(await readFile(layerPath));
+    const layer = await PDFDocument.load(await readFile(layerPath), PDF_LIB_LOAD);
     const [embedded] = await doc.embedPdf(layer, [0]);
     const at = overlayPlacement(page.getCropBox(), page.getRotation().angle);
     page.drawPage(embedded!, { x: at.x, y: at.y, width: at.width, height: at.height, rotate: degrees(at.rotate) });
     overlaid++;
   }
-  await writeFile(outPath, await doc.save({ useObjectStreams: true }));
+  await writeFile(outPath, await doc.save(PDF_LIB_SAVE));
   return overlaid;
 }

@@ -5,20 +5,13 @@
  * with pdf.js before it is returned.
  */
 import { readFile, writeFile } from "node:fs/promises";
-import { ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
+import { PDFDocument } from "@cantoo/pdf-lib";
 import { closePdf, openPdf, WHOLE_FILE_BYTES } from "../pdf/open.ts";
+import { PDF_LIB_LOAD, PDF_LIB_SAVE } from "../pdf-lib-options.ts";
 import { ProcessingError } from "../types.ts";
 
-/**
- * pdf-lib's load and save options for a pool child. pdf-lib yields to the event loop (a `setTimeout(0)`)
- * every 100 parsed objects (ParseSpeeds.Slow, its default) and every 50 written ones, to keep a browser
- * responsive; a pool child runs one job at a time and answers nobody meanwhile, so each yield is only a
- * wait for the scheduler — on a loaded machine most of rotate's time (bench/processors/rotate-phases.ts:
- * the 200-page save took 29 ms with yields, 8 ms without; docs/benchmarks.md "PDF tools").
- */
-export const PDF_LIB_LOAD = { parseSpeed: ParseSpeeds.Fastest, updateMetadata: false } as const;
-/** See {@link PDF_LIB_LOAD}; object streams keep the output small (the dictionaries are compressed). */
-export const PDF_LIB_SAVE = { useObjectStreams: true, objectsPerTick: Number.POSITIVE_INFINITY } as const;
+/** The shared pdf-lib options (processors/pdf-lib-options.ts), exported here too for the PDF tools' callers. */
+export { PDF_LIB_LOAD, PDF_LIB_SAVE };
 
 /** Whether each document {@link loadPdf} read kept its objects in object streams (`/ObjStm`). */
 const objectStreamsOf = new WeakMap<PDFDocument, boolean>();
