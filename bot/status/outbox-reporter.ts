@@ -75,7 +75,10 @@ export class OutboxStatusReporter implements StatusReporter {
     e.latest = { text, ...(replyMarkup ? { reply_markup: replyMarkup } : {}) };
     this.markFinished(job.id);
     await e.ready;
-    this.entries.delete(job.id);
+    // Only this entry: a re-armed job's new try may have been adopted during the await (a new entry
+    // under the same id, its reply still on its way); removing that one would lose the new try's status
+    // (its updates opening a second message, shown() no longer waiting for its reply).
+    if (this.entries.get(job.id) === e) this.entries.delete(job.id);
     if (!e.stream) return { status: "closed" };
     try {
       e.stream.update([e.latest]);
