@@ -10,28 +10,13 @@ import { PDFDocument } from "@cantoo/pdf-lib";
 import { makeJpeg, makePdf } from "../../scripts/samples/index.ts";
 import { buildPdfFromParts, imagePageSize } from "../../processors/parts/build-pdf.ts";
 import { processFile } from "../../processors/process-file.ts";
-import { closePdf, openPdf } from "../../processors/pdf/open.ts";
 import { ProcessingError } from "../../processors/types.ts";
 import { testOptions, useWorkDir } from "./support/fixtures.ts";
+import { pageTexts } from "./support/page-texts.ts";
 import { toolPath, toolReady } from "../support/tools.ts";
 
 const work = useWorkDir();
 const put = async (name: string, bytes: Uint8Array | string): Promise<string> => work.put(name, bytes);
-
-/** Text of every page of a PDF file, read by pdf.js. */
-async function pageTexts(path: string): Promise<string[]> {
-  const pdf = await openPdf(path);
-  try {
-    const out: string[] = [];
-    for (let i = 1; i <= pdf.doc.numPages; i++) {
-      const content = await (await pdf.doc.getPage(i)).getTextContent();
-      out.push(content.items.map((x) => ("str" in x ? x.str : "")).join(""));
-    }
-    return out;
-  } finally {
-    await closePdf(pdf);
-  }
-}
 
 describe("parts → one PDF", () => {
   test("PDFs and an EXIF-rotated photo, in album order: PDF pages keep their text, the photo is an upright page", async () => {

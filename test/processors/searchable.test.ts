@@ -7,28 +7,13 @@
 import { afterEach, describe, expect, test, vi } from "vitest";
 import { makePdf } from "../../scripts/samples/index.ts";
 import { writeSearchablePdf } from "../../processors/ocr/searchable.ts";
-import { closePdf, openPdf } from "../../processors/pdf/open.ts";
 import { useWorkDir } from "./support/fixtures.ts";
+import { pageTexts } from "./support/page-texts.ts";
 
 const work = useWorkDir();
 afterEach(() => {
   vi.restoreAllMocks();
 });
-
-/** pdf.js's text of each page of `path`. */
-async function pageTexts(path: string): Promise<string[]> {
-  const pdf = await openPdf(path);
-  try {
-    const out: string[] = [];
-    for (let i = 1; i <= pdf.doc.numPages; i++) {
-      const content = await (await pdf.doc.getPage(i)).getTextContent();
-      out.push(content.items.map((x) => ("str" in x ? x.str : "")).join(" "));
-    }
-    return out;
-  } finally {
-    await closePdf(pdf);
-  }
-}
 
 describe("writeSearchablePdf", () => {
   test("a 120-page source (≈ 240 objects) is read and written without one event-loop yield; pdf.js reads every page and the two layers", async () => {

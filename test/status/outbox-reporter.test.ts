@@ -36,6 +36,13 @@ function recorder() {
   return { calls, executor };
 }
 
+/** A reporter over a real outbox (short intervals) whose calls are recorded. */
+function setup(): { calls: string[]; reporter: OutboxStatusReporter } {
+  const { calls, executor } = recorder();
+  const outbox = new Outbox({ options: { messageIntervalMs: 10, sendIntervalMs: 10, editIntervalMs: 10, deleteIntervalMs: 10, globalPerSecond: 0, typingEnabled: false }, executor });
+  return { calls, reporter: new OutboxStatusReporter(outbox, api, createLogger({ level: "silent" })) };
+}
+
 /** Everything queued on the microtask queue and one macrotask run. */
 const settle = () => new Promise<void>((r) => setTimeout(r, 0));
 
@@ -44,9 +51,7 @@ const job = { id: 7, chatId: 42, messageId: 5, statusMessageId: null } as FileJo
 
 describe("OutboxStatusReporter", () => {
   test("a job re-armed while its old final waits for the first status message keeps the new try's entry: its status edits the new reply, shown() waits for it", async () => {
-    const { calls, executor } = recorder();
-    const outbox = new Outbox({ options: { messageIntervalMs: 10, sendIntervalMs: 10, editIntervalMs: 10, deleteIntervalMs: 10, globalPerSecond: 0, typingEnabled: false }, executor });
-    const reporter = new OutboxStatusReporter(outbox, api, createLogger({ level: "silent" }));
+    const { calls, reporter } = setup();
     try {
       const first = deferred<number | null>();
       reporter.adopt(job, first.promise); // the accepted reply is on its way (e.g. the chat is on hold)
@@ -74,9 +79,7 @@ describe("OutboxStatusReporter", () => {
   });
 
   test("a progress update racing the final (during its await, and after it) is dropped: the chat ends on the final text", async () => {
-    const { calls, executor } = recorder();
-    const outbox = new Outbox({ options: { messageIntervalMs: 10, sendIntervalMs: 10, editIntervalMs: 10, deleteIntervalMs: 10, globalPerSecond: 0, typingEnabled: false }, executor });
-    const reporter = new OutboxStatusReporter(outbox, api, createLogger({ level: "silent" }));
+    const { calls, reporter } = setup();
     try {
       const first = deferred<number | null>();
       reporter.adopt(job, first.promise);
