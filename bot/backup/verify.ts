@@ -11,8 +11,8 @@ import { Database } from "bun:sqlite";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { readMigrationFiles } from "drizzle-orm/migrator";
-import { parseEnv } from "../cli/env-file.ts";
-import { progressLine } from "../cli/progress.ts";
+import { parseEnv } from "../env-file.ts";
+import { progressLine } from "../progress.ts";
 import { writeBackupStatus } from "./status.ts";
 import { judgeRestore, type AppliedMigration, type ReleaseMigration, type TableCount, type Verdict } from "./verify-core.ts";
 

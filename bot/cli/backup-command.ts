@@ -9,7 +9,7 @@ import { writeSync } from "node:fs";
 import { verifyLatestBackup } from "../backup/verify.ts";
 import { parseOptions, usageError, type Command } from "./command.ts";
 import { resolveDataDir } from "./data-dir.ts";
-import { parseEnv } from "./env-file.ts";
+import { parseEnv } from "../env-file.ts";
 import { readFileSync } from "node:fs";
 
 /** BACKUP_DIR from the environment, else from docket.env when readable. */

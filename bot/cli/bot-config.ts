@@ -6,7 +6,7 @@
  */
 import { readFileSync } from "node:fs";
 import { ConfigError, loadConfig, type Config } from "../config.ts";
-import { parseEnv } from "./env-file.ts";
+import { parseEnv } from "../env-file.ts";
 
 /** The default env file (scripts/install.sh). */
 export const DEFAULT_ENV_FILE = "/etc/docket/docket.env";

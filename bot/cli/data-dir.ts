@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
-import { parseEnv } from "./env-file.ts";
+import { parseEnv } from "../env-file.ts";
 
 /** The installed default of DATA_DIR (scripts/install.sh). */
 export const DEFAULT_DATA_DIR = "/var/lib/docket";

@@ -20,11 +20,11 @@
  */
 import { Api, GrammyError, HttpError } from "grammy";
 import { redactSecrets } from "../log.ts";
-import { readEnvFile, writeEnvFile } from "./env-file.ts";
+import { readEnvFile, writeEnvFile } from "../env-file.ts";
 import { readModeState, modeStatePath, writeModeState } from "./mode-state.ts";
 import { launchFromRetryAfter, pendingWindow, TELEGRAM_WINDOW_MS, utcClock, WINDOW_REASON, type ModeState, type Move } from "./mode-windows.ts";
 import { probeBotApiServer } from "./probe.ts";
-import { progressLine } from "./progress.ts";
+import { progressLine } from "../progress.ts";
 
 /** Options of {@link switchMode}. */
 export interface ModeOptions {

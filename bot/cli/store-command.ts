@@ -17,7 +17,7 @@ import { join } from "node:path";
 import { copySqliteToPg, CopyRefused } from "../db/copy-to-pg.ts";
 import { openDb } from "../db/open.ts";
 import { describeUrl, openPg } from "../db/pg-open.ts";
-import { parseEnv } from "./env-file.ts";
+import { parseEnv } from "../env-file.ts";
 import { parseOptions, usageError, type Command } from "./command.ts";
 import { resolveDataDir } from "./data-dir.ts";
 

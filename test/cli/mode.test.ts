@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Api } from "grammy";
 import { afterEach, beforeEach, describe, expect, test } from "vitest";
-import { applyEnv, parseEnv } from "../../bot/cli/env-file.ts";
+import { applyEnv, parseEnv } from "../../bot/env-file.ts";
 import { ModeSwitchError, ModeWindowError, switchMode, type ModeOptions } from "../../bot/cli/mode.ts";
 import { readModeState } from "../../bot/cli/mode-state.ts";
 import { SERVER_WINDOW_MS } from "../emulator/bot-instance.ts";

@@ -1,7 +1,8 @@
 /**
  * Reading and rewriting an env file (`/etc/docket/docket.env`) in place: known
  * keys are replaced on their line, new keys appended; comments, order and other
- * lines are kept. Written atomically (temp file + rename) with mode 0600.
+ * lines are kept. Written atomically (temp file + rename) with mode 0600. Below the CLI (its commands)
+ * and bot/backup (the restore check reads restic.env and a backup's MANIFEST), which both use it.
  */
 import { chmodSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 

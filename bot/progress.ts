@@ -1,7 +1,8 @@
 /**
  * Progress of a long operator operation: redrawn in place on a terminal, nothing at all when the
  * output is not a TTY (the journal, a pipe), where only the operation's own start and end lines
- * appear (issue 10: "progress on a TTY, quiet in the journal").
+ * appear (issue 10: "progress on a TTY, quiet in the journal"). Used by the CLI's mode switch and the
+ * restore check (bot/backup/verify.ts), so it lives below both.
  */
 
 /** A progress line. */

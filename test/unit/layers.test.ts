@@ -1,0 +1,32 @@
+/**
+ * The folder tree is the layering (HELPERS.md: lower layers never import from higher ones). The CLI
+ * (`bot/cli/`, the operator's commands) is the top: no module of the service or of the processors
+ * imports it — a helper two layers share lives below both (e.g. bot/env-file.ts, bot/progress.ts,
+ * shared by the CLI and bot/backup/verify.ts).
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import { expect, test } from "vitest";
+
+const ROOT = resolve(import.meta.dirname, "../..");
+
+/** Every .ts file under `dir`. */
+function files(dir: string): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const p = join(dir, n);
+    return statSync(p).isDirectory() ? files(p) : p.endsWith(".ts") ? [p] : [];
+  });
+}
+
+/** The repository-relative paths `file` imports by a relative specifier (static, re-export or dynamic). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, "utf8");
+  return [...text.matchAll(/(?:from\s+|import\s*\(\s*)"(\.{1,2}\/[^"]+)"/g)].map((m) => relative(ROOT, resolve(dirname(file), m[1]!)));
+}
+
+test("no module outside bot/cli imports from bot/cli", () => {
+  const offenders = [...files(join(ROOT, "bot")), ...files(join(ROOT, "processors"))]
+    .filter((f) => !relative(ROOT, f).startsWith("bot/cli/"))
+    .flatMap((f) => importsOf(f).filter((p) => p.startsWith("bot/cli/")).map((p) => `${relative(ROOT, f)} → ${p}`));
+  expect(offenders).toEqual([]);
+});
