@@ -323,6 +323,14 @@ export function coreSuite(name: string, make: StoreFactory): void {
       expect(await store.renew(f.id, "w", T0 + 20, 60_000)).toBe(false);
       expect(await row(f.id)).toMatchObject({ status: "ready", leaseOwner: "w", leaseUntil: at(T0 + 60_010) });
     });
+    test("renew of a download lease (accepted): only the holder's, its deadline now + TTL", async () => {
+      const { job: j } = await store.accept(job(1), T0);
+      await store.claimDownload("w1", T0, 60_000, budget);
+      expect(await store.renew(j.id, "w2", T0 + 10_000, 60_000)).toBe(false);
+      expect((await row(j.id))?.leaseUntil).toBe("2026-11-30T10:01:00.000Z");
+      expect(await store.renew(j.id, "w1", T0 + 10_000, 60_000)).toBe(true);
+      expect(await row(j.id)).toMatchObject({ status: "accepted", leaseOwner: "w1", leaseUntil: "2026-11-30T10:01:10.000Z" });
+    });
     test("retryLater: wrong holder or state changes nothing; the holder releases with a backoff and a detail", async () => {
       const { job: j } = await store.accept(job(1), T0);
       await store.claimDownload("w", T0, 60_000, budget);
@@ -349,11 +357,14 @@ export function coreSuite(name: string, make: StoreFactory): void {
         leaseOwner: null, leaseUntil: null, updatedAt: at(T0 + 3), finishedAt: at(T0 + 3), attempts: 1, reservedBytes: 2 * MB,
       });
     });
-    test("/cancel fails a job without the lease", async () => {
+    test("/cancel fails a job without the lease: one a worker holds, and one still waiting (never claimed)", async () => {
       const { job: j } = await store.accept(job(1), T0);
       await store.claimDownload("w", T0, 60_000, budget);
       expect(await store.fail(j.id, "accepted", null, "cancelled", {}, "by user", T0)).toBe(true);
       expect(await row(j.id)).toMatchObject({ status: "failed", reason: "cancelled", finishedAt: at(T0), leaseOwner: null });
+      const { job: waiting } = await store.accept(job(2), T0);
+      expect(await store.fail(waiting.id, "accepted", null, "cancelled", {}, "by user", T0 + 1)).toBe(true);
+      expect(await row(waiting.id)).toMatchObject({ status: "failed", reason: "cancelled", lastError: "by user", finishedAt: at(T0 + 1), leaseOwner: null, attempts: 0 });
     });
     test("get: undefined for an unknown id", async () => {
       const f = await fetchedBy(1, "w");
