@@ -6,25 +6,15 @@
  * signal that the commit is done and the edit pending). The restarted bot must show each final status exactly
  * once, on the job's one status message, and never re-send a result.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { botEnv } from "../../scripts/demo/bot-process.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
-import { startEmulator, type ChatUser, type Emulator } from "../emulator/index.ts";
-import { startBotProcess, type BotProcess } from "../support/bot-process.ts";
+import type { ChatUser } from "../emulator/index.ts";
+import { useCrashRig } from "../support/crash-rig.ts";
 import { query } from "../support/sqlite-read.ts";
 
-let em: Emulator | null = null;
-let dir = "";
-const procs: BotProcess[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.proc.exitCode === null) await p.kill();
-  await em?.close();
-  em = null;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const rig = useCrashRig();
 
 type Job = { id: number; chat_id: number; status: string; status_message_id: number | null; final_text: string | null; final_done_at: string | null };
 
@@ -33,16 +23,12 @@ type Job = { id: number; chat_id: number; status: string; status_message_id: num
 const isFinal = (text: unknown, id?: number) => typeof text === "string" && (id === undefined ? /^(Done, job #\d+|Job #\d+ failed)/ : new RegExp(`^(Done, job #${id}\\b|Job #${id} failed)`)).test(text);
 
 test("SIGKILL right after the final commits, the final edits still held by a 429: the restarted bot shows each exactly once", async () => {
-  dir = mkdtempSync(join(tmpdir(), "docket-final-"));
+  const dir = rig.tempDir("docket-final-");
   const dataDir = join(dir, "data");
   const dbFile = join(dataDir, "db", "docket.sqlite");
-  em = await startEmulator({ mode: "cloud", repeatPollRule: false, rateLimits: {} });
+  const em = await rig.emulator({ mode: "cloud", repeatPollRule: false, rateLimits: {} });
   const env = botEnv(em, dataDir, { LOG_LEVEL: "info", JANITOR_INTERVAL: "1h", LEASE_TTL: "30s" });
-  const start = () => {
-    const p = startBotProcess(env);
-    procs.push(p);
-    return p;
-  };
+  const start = () => rig.start(env);
   const first = start();
   const good = em.user({ language_code: "en" });
   const bad = em.user({ language_code: "en" });
@@ -58,7 +44,7 @@ test("SIGKILL right after the final commits, the final edits still held by a 429
   // The signal: both jobs committed their final state with its text, and Telegram refused that text's edit.
   const jobs = () => query<Job>(dbFile, "SELECT id, chat_id, status, status_message_id, final_text, final_done_at FROM file_jobs ORDER BY id");
   await expect.poll(() => jobs().map((j) => j.status), { timeout: 60_000 }).toEqual(["ready", "failed"]);
-  const refused = (u: ChatUser) => em!.calls.some((c) => c.method === "editMessageText" && c.chatId === u.chatId && c.status === 429 && isFinal(c.params.text));
+  const refused = (u: ChatUser) => em.calls.some((c) => c.method === "editMessageText" && c.chatId === u.chatId && c.status === 429 && isFinal(c.params.text));
   await expect.poll(() => users.every(refused), { timeout: 30_000 }).toBe(true);
   await first.kill();
   const [ready, failed] = jobs();
@@ -93,13 +79,12 @@ test("SIGKILL right after the final commits, the final edits still held by a 429
 }, 180_000);
 
 test("SIGKILL after a re-send's reply reached the chat, its results held by a 429: the restarted bot sends the results once, the reply not again", async () => {
-  dir = mkdtempSync(join(tmpdir(), "docket-final-"));
+  const dir = rig.tempDir("docket-final-");
   const dataDir = join(dir, "data");
   const dbFile = join(dataDir, "db", "docket.sqlite");
-  em = await startEmulator({ mode: "cloud", repeatPollRule: false, rateLimits: {} });
+  const em = await rig.emulator({ mode: "cloud", repeatPollRule: false, rateLimits: {} });
   const env = botEnv(em, dataDir, { LOG_LEVEL: "info", JANITOR_INTERVAL: "1h" });
-  const first = startBotProcess(env);
-  procs.push(first);
+  const first = rig.start(env);
   const u = em.user({ language_code: "en" });
   const report = await makePdf({ pages: [["Quarterly report"], ["page 2"]] });
   await u.sendDocument({ bytes: report, file_name: "report.pdf" });
@@ -117,13 +102,12 @@ test("SIGKILL after a re-send's reply reached the chat, its results held by a 42
   await u.waitFor((m) => m.some((x) => replyText(x.text)), 30_000);
   // The signal: the reply is in the chat and Telegram refused the results that follow it.
   const replyAt = em.calls.find((c) => c.method === "sendMessage" && c.ok && replyText(c.params.text))!.at;
-  await expect.poll(() => em!.calls.some((c) => (c.method === "sendMediaGroup" || c.method === "sendDocument") && c.status === 429 && c.at > replyAt), { timeout: 30_000 }).toBe(true);
+  await expect.poll(() => em.calls.some((c) => (c.method === "sendMediaGroup" || c.method === "sendDocument") && c.status === 429 && c.at > replyAt), { timeout: 30_000 }).toBe(true);
   await first.kill();
   expect(query<{ n: number }>(dbFile, "SELECT count(*) AS n FROM chat_replies WHERE kind = 'resend' AND sent_at IS NULL AND message_id IS NOT NULL")[0]!.n).toBe(1);
 
   flooded = false;
-  const again = startBotProcess(env);
-  procs.push(again);
+  const again = rig.start(env);
   await u.waitFor((m) => m.filter((x) => x.document).length === 2 * results.length, 30_000);
   await expect.poll(() => query<{ n: number }>(dbFile, "SELECT count(*) AS n FROM chat_replies WHERE sent_at IS NULL")[0]!.n).toBe(0);
   expect(u.messages().filter((m) => replyText(m.text))).toHaveLength(1);

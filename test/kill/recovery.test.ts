@@ -8,26 +8,15 @@
  * process may be alive). Strict emulator: Telegram's rate limits on.
  */
 import { Database } from "bun:sqlite";
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { botEnv } from "../../scripts/demo/bot-process.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
-import { startEmulator, type Emulator } from "../emulator/index.ts";
-import { startBotProcess, type BotProcess } from "../support/bot-process.ts";
+import { useCrashRig } from "../support/crash-rig.ts";
 
 type Row = { id: number; status: string; lease_owner: string | null; attempts: number; message_id: number };
 
-let em: Emulator | null = null;
-let dir = "";
-const procs: BotProcess[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.proc.exitCode === null) await p.kill();
-  await em?.close();
-  em = null;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const rig = useCrashRig();
 
 /** The job row of a user's message, read from the database file as an operator would (readonly). */
 function row(dbFile: string, chatId: number, messageId: number): Row | null {
@@ -44,30 +33,25 @@ function row(dbFile: string, chatId: number, messageId: number): Row | null {
 }
 
 test("SIGKILL mid-download: a start under another HOST_ID leaves the lease alone; the same host's next start resumes the job at once", async () => {
-  dir = mkdtempSync(join(tmpdir(), "docket-recover-"));
+  const dir = rig.tempDir("docket-recover-");
   const dataDir = join(dir, "data");
   const dbFile = join(dataDir, "db", "docket.sqlite");
-  em = await startEmulator({ mode: "cloud", repeatPollRule: false, rateLimits: {} });
+  const em = await rig.emulator({ mode: "cloud", repeatPollRule: false, rateLimits: {} });
   const env = botEnv(em, dataDir, { LOG_LEVEL: "info", HOST_ID: "alpha", LEASE_TTL: "10m", DOWNLOAD_IDLE_TIMEOUT: "10m", JANITOR_INTERVAL: "1h" });
-  const start = (e: Record<string, string | undefined>) => {
-    const p = startBotProcess(e);
-    procs.push(p);
-    return p;
-  };
 
   // First process (host alpha): the download stalls after 500 bytes and stays open.
   em.faultFileDownload({ kind: "stall", afterBytes: 500 });
-  const first = start(env);
+  const first = rig.start(env);
   const u = em.user({ language_code: "en" });
   const sent = await u.sendDocument({ bytes: await makePdf({ pages: [["Recovery test page 1"], ["page 2"]] }), file_name: "contract.pdf" });
-  await expect.poll(() => em!.calls.some((c) => c.method === "/file" && c.params.fault !== undefined), { timeout: 30_000 }).toBe(true);
+  await expect.poll(() => em.calls.some((c) => c.method === "/file" && c.params.fault !== undefined), { timeout: 30_000 }).toBe(true);
   const held = row(dbFile, u.chatId, sent.message_id)!;
   expect([held.status, held.attempts]).toEqual(["accepted", 1]);
   expect(held.lease_owner).toMatch(/^alpha\/[0-9a-z]+-\d+-[0-9a-f]{8}$/);
   await first.kill();
 
   // Second process on another host id: it works (a new file ends ready) but does not touch alpha's lease.
-  const beta = start({ ...env, HOST_ID: "beta" });
+  const beta = rig.start({ ...env, HOST_ID: "beta" });
   const other = await u.sendDocument({ bytes: await makePdf({ pages: [["Another file"]] }), file_name: "other.pdf" });
   await expect.poll(() => row(dbFile, u.chatId, other.message_id)?.status, { timeout: 30_000 }).toBe("ready");
   expect(row(dbFile, u.chatId, sent.message_id)).toEqual(held);
@@ -80,7 +64,7 @@ test("SIGKILL mid-download: a start under another HOST_ID leaves the lease alone
   // covered both, and the start-up is most of it (a pool child warmed up, the PDF and OCR self-checks:
   // 5.5–7 s of the 6.5–8 s beside 3 busy loops; the resumed work ≈ 1 s): under the merge queue's load
   // it ran out with the job still `processing`.
-  const again = start(env);
+  const again = rig.start(env);
   const reclaimLine = () => again.lines.find((l) => String(l.msg).startsWith("reclaimed "));
   await expect.poll(reclaimLine, { timeout: 30_000 }).toBeDefined();
   // At that moment the dead start's lease is gone (10 minutes before LEASE_TTL would have freed it).

@@ -6,35 +6,24 @@
  * to those chats answers 429, so no reply has gone out yet. Telegram will never deliver those updates again; the
  * restarted bot must still answer each message exactly once. Strict emulator: rate limits on.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, expect, test } from "vitest";
+import { expect, test } from "vitest";
 import { botEnv } from "../../scripts/demo/bot-process.ts";
 import { makePdf } from "../../scripts/samples/index.ts";
-import { startEmulator, type Emulator } from "../emulator/index.ts";
-import { startBotProcess, type BotProcess } from "../support/bot-process.ts";
+import { useCrashRig } from "../support/crash-rig.ts";
 import { query } from "../support/sqlite-read.ts";
 
-let em: Emulator | null = null;
-let dir = "";
-const procs: BotProcess[] = [];
-afterEach(async () => {
-  for (const p of procs.splice(0)) if (p.proc.exitCode === null) await p.kill();
-  await em?.close();
-  em = null;
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
+const rig = useCrashRig();
 
 type Job = { id: number; status: string; status_message_id: number | null };
 
 
 test("SIGKILL after the batch was confirmed, every reply still held by a 429: the restarted bot answers each message exactly once", async () => {
-  dir = mkdtempSync(join(tmpdir(), "docket-replies-"));
+  const dir = rig.tempDir("docket-replies-");
   const dataDir = join(dir, "data");
   const dbFile = join(dataDir, "db", "docket.sqlite");
-  em = await startEmulator({ mode: "cloud", repeatPollRule: false, rateLimits: {} });
-  const user = (first_name: string) => em!.user({ first_name, language_code: "en" });
+  const em = await rig.emulator({ mode: "cloud", repeatPollRule: false, rateLimits: {} });
+  const user = (first_name: string) => em.user({ first_name, language_code: "en" });
   const [resender, duplicate, limited, newcomer, outsider] = [user("Ann"), user("Bob"), user("Cid"), user("Dan"), user("Eve")];
   const env = botEnv(em, dataDir, {
     LOG_LEVEL: "info",
@@ -42,11 +31,7 @@ test("SIGKILL after the batch was confirmed, every reply still held by a 429: th
     USER_MAX_BYTES_PER_DAY: "900", // the two-page PDF below (970 B) uses up the day
     JANITOR_INTERVAL: "1h",
   });
-  const start = () => {
-    const p = startBotProcess(env);
-    procs.push(p);
-    return p;
-  };
+  const start = () => rig.start(env);
   const first = start();
 
   // Before: a ready job to re-send, a job that failed for good (a re-send is a duplicate), and a day's bytes used up.
@@ -76,8 +61,8 @@ test("SIGKILL after the batch was confirmed, every reply still held by a 429: th
     await outsider.sendDocument({ bytes: await makePdf({ pages: [["Not invited"]] }), file_name: "spam.pdf" }),
   ];
   // The batch is confirmed (Telegram will not send these updates again) and every chat's reply hit its 429.
-  await expect.poll(() => em!.pendingUpdates()).toBe(0);
-  await expect.poll(() => users.every((u) => em!.calls.some((c) => c.method === "sendMessage" && c.status === 429 && c.chatId === u.chatId))).toBe(true);
+  await expect.poll(() => em.pendingUpdates()).toBe(0);
+  await expect.poll(() => users.every((u) => em.calls.some((c) => c.method === "sendMessage" && c.status === 429 && c.chatId === u.chatId))).toBe(true);
   expect(users.map((u) => u.messages().length)).toEqual(users.map((u) => before.get(u.chatId)));
   const lastUpdate = Math.max(...updates.map((s) => s.update_id));
   expect(em.calls.some((c) => c.method === "getUpdates" && Number(c.params.offset ?? 0) > lastUpdate)).toBe(true);
