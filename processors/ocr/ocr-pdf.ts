@@ -11,7 +11,9 @@
  * - `maxPages`: only the first N pages that need it are recognized → stop `page_limit`;
  *   a page that paints no image at all (blank, a one-line cover, vector drawings) is not a scan and
  *   is skipped (`noImage`): it neither counts nor is recognized;
- * - `pageBudgetMs`: a page whose recognition takes longer is stopped and skipped (`overBudget`);
+ * - `pageBudgetMs`: a page whose recognition takes more CPU time is stopped and skipped (`overBudget`;
+ *   processors/ocr/run-budget.ts); one still running after 10× that in wall time (at least 60 s) is stopped as hung
+ *   (`failed`, with the detail);
  * - `renderBudgetMs`: a page whose *drawing* takes longer stops pdf.js (the document is unusable)
  *   → stop `render_budget`;
  * - `totalMs` (or `stopSignal`): when it runs out, running pages are stopped and no new page starts
@@ -135,8 +137,9 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
     } catch (err) {
       if (err instanceof TesseractStopped && err.why === "stopped") return; // the deadline: counted below
       unfinished.delete(n);
-      if (err instanceof TesseractStopped) overBudget.push(n);
+      if (err instanceof TesseractStopped && err.why === "budget") overBudget.push(n);
       else {
+        // Tesseract failed, or hung (past the wall-clock backstop: not the page's cost, the tool's fault).
         failed.push(n);
         failedDetail ??= `page ${n}: ${String((err as Error)?.message ?? err).slice(0, 300)}`;
       }

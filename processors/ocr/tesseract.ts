@@ -14,6 +14,8 @@
  */
 import { closeSync } from "node:fs";
 import { readFile } from "node:fs/promises";
+import { canReadProcCpu, treeCpuMs } from "../proc-cpu.ts";
+import { runBudgetDecision, wallBackstopMs } from "./run-budget.ts";
 
 /** What one run produces. */
 export interface PageRecognition {
@@ -37,16 +39,30 @@ export interface TesseractRun {
   readonly dpi: number;
   /** Also write a text-only PDF page (Tesseract's PDF renderer with `textonly_pdf=1`, as ocrmypdf does). */
   readonly pdf?: boolean;
-  /** Time allowed, ms; past it the run is stopped and {@link TesseractStopped} `budget` thrown. */
+  /**
+   * CPU time allowed (Tesseract's and its `sh` guard's, processors/ocr/run-budget.ts), ms; past it the
+   * run is stopped and {@link TesseractStopped} `budget` thrown. Wall time where `/proc` cannot be read.
+   */
   readonly budgetMs: number;
+  /**
+   * Wall time after which a run is stopped as hung whatever its CPU time ({@link TesseractStopped}
+   * `hung`), ms; default {@link wallBackstopMs} of `budgetMs` (10 × it, at least 60 s).
+   */
+  readonly wallBackstopMs?: number;
   /** Stops the run early ({@link TesseractStopped} `stopped`): the total deadline or a cancel. */
   readonly signal?: AbortSignal;
 }
 
-/** Thrown when a run did not finish: `budget` = over its own budget, `stopped` = its signal aborted. */
+/**
+ * Thrown when a run did not finish: `budget` = over its CPU budget, `hung` = past the wall-clock
+ * backstop (the tool made no end: stopped, blocked or deadlocked), `stopped` = its signal aborted.
+ */
 export class TesseractStopped extends Error {
-  constructor(readonly why: "budget" | "stopped") {
-    super(why === "budget" ? "tesseract: page over its budget" : "tesseract: stopped");
+  constructor(
+    readonly why: "budget" | "hung" | "stopped",
+    detail?: string,
+  ) {
+    super(detail ?? (why === "budget" ? "tesseract: page over its budget" : why === "hung" ? "tesseract: stopped as hung" : "tesseract: stopped"));
     this.name = "TesseractStopped";
   }
 }
@@ -91,13 +107,27 @@ export async function recognizePage(run: TesseractRun): Promise<PageRecognition>
     }
   };
   let stopped: TesseractStopped | null = null;
-  const stop = (why: "budget" | "stopped"): void => {
+  const stop = (why: "budget" | "hung" | "stopped", detail?: string): void => {
     if (stopped) return;
-    stopped = new TesseractStopped(why);
+    stopped = new TesseractStopped(why, detail);
     cutLifeline(); // the guard kills Tesseract
     child.kill("SIGTERM");
   };
-  const timer = setTimeout(() => stop("budget"), run.budgetMs);
+  // The budget (run-budget.ts): the tree's CPU time read from /proc, looked at as the decision says.
+  const started = performance.now();
+  const backstopMs = run.wallBackstopMs ?? wallBackstopMs(run.budgetMs);
+  let cpuMs: number | null = canReadProcCpu() ? 0 : null; // null: no /proc, wall time stands in
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const look = (): void => {
+    if (child.exitCode !== null || stopped) return; // finished: whatever it cost, it is done
+    if (cpuMs !== null) cpuMs = treeCpuMs(child.pid) ?? cpuMs; // gone since the check: its last reading
+    const wallMs = performance.now() - started;
+    const verdict = runBudgetDecision(cpuMs, wallMs, run.budgetMs, backstopMs);
+    if (verdict.kind === "over_budget") stop("budget");
+    else if (verdict.kind === "hung") stop("hung", `tesseract: still running after ${Math.round(wallMs / 1000)} s of wall time, ${Math.round((cpuMs ?? 0) / 100) / 10} s of CPU time: stopped as hung`);
+    else timer = setTimeout(look, verdict.afterMs);
+  };
+  look();
   const onAbort = (): void => stop("stopped");
   run.signal?.addEventListener("abort", onAbort, { once: true });
   try {

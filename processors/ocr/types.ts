@@ -11,7 +11,11 @@ export interface OcrOptions {
   readonly dpi: number;
   /** Most pages recognized per job (OCR_MAX_PAGES); later pages keep their (empty) text layer. */
   readonly maxPages: number;
-  /** Time allowed for one page (render + recognition), ms (OCR_PAGE_BUDGET); a page over it is skipped. */
+  /**
+   * CPU time allowed for one page, ms (OCR_PAGE_BUDGET): its Tesseract run (Tesseract's own CPU time,
+   * processors/ocr/run-budget.ts; a run past 10× it in wall time, at least 60 s, is stopped as hung) and its drawing
+   * (with PDF_PAGE_BUDGET, the larger); a page over it is skipped.
+   */
   readonly pageBudgetMs: number;
   /** Time allowed for all recognition of a job, ms (OCR_TIMEOUT); then it stops and returns what it has. */
   readonly totalMs: number;

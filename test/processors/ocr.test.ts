@@ -213,13 +213,39 @@ describe.skipIf(!ready)("Tesseract runs", () => {
     ]);
   });
 
-  test("a run over its budget throws TesseractStopped(budget) and leaves no process", async () => {
+  test("a run over its budget (30 ms of CPU time) throws TesseractStopped(budget) and leaves no process", async () => {
     const dir = workDir();
     const png = join(dir, "page.png");
     expect(Bun.spawnSync(["convert", "-size", "2480x3508", "xc:white", "-pointsize", "50", "-annotate", "+200+300", "Budget test page", png]).exitCode).toBe(0);
     const err = await recognizePage({ imagePath: png, outBase: join(dir, "out"), languages: "rus+eng", dpi: 300, budgetMs: 30 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(TesseractStopped);
     expect((err as TesseractStopped).why).toBe("budget");
+    await expect.poll(() => tesseractsIn(dir)).toEqual([]);
+  }, 60_000);
+
+  test("the budget is Tesseract's CPU time: a run held still (SIGSTOP) for longer than its budget, then let go, is recognized", async () => {
+    const dir = workDir();
+    const png = join(dir, "page.png");
+    expect(Bun.spawnSync(["convert", "-size", "2480x3508", "xc:white", "-pointsize", "60", "-annotate", "+200+300", "Budget test page", png]).exitCode).toBe(0);
+    const run = recognizePage({ imagePath: png, outBase: join(dir, "out"), languages: "eng", dpi: 300, budgetMs: 5_000 });
+    await expect.poll(() => tesseractsIn(dir).length).toBe(1);
+    const pid = Number(tesseractsIn(dir)[0]!.split(" ")[0]);
+    process.kill(pid, "SIGSTOP"); // no CPU time passes while the wall clock does (a wall-clock budget stopped it at 5 s)
+    await Bun.sleep(6_000); // the scenario: held longer than the budget
+    process.kill(pid, "SIGCONT");
+    expect((await run).text).toContain("Budget test page");
+  }, 60_000);
+
+  test("a Tesseract that makes no progress (SIGSTOPped) is stopped at the wall-clock backstop as hung, and killed", async () => {
+    const dir = workDir();
+    const png = join(dir, "page.png");
+    expect(Bun.spawnSync(["convert", "-size", "2480x3508", "xc:white", "-pointsize", "60", "-annotate", "+200+300", "Hung test page", png]).exitCode).toBe(0);
+    const run = recognizePage({ imagePath: png, outBase: join(dir, "out"), languages: "eng", dpi: 300, budgetMs: 60_000, wallBackstopMs: 2_000 }).catch((e: unknown) => e);
+    await expect.poll(() => tesseractsIn(dir).length).toBe(1);
+    process.kill(Number(tesseractsIn(dir)[0]!.split(" ")[0]), "SIGSTOP");
+    const err = await run;
+    expect(err).toBeInstanceOf(TesseractStopped);
+    expect([(err as TesseractStopped).why, (err as TesseractStopped).message]).toEqual(["hung", expect.stringMatching(/^tesseract: still running after \d+ s of wall time, [\d.]+ s of CPU time: stopped as hung$/)]);
     await expect.poll(() => tesseractsIn(dir)).toEqual([]);
   }, 60_000);
 
