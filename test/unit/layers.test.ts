@@ -2,7 +2,9 @@
  * The folder tree is the layering (HELPERS.md: lower layers never import from higher ones). The CLI
  * (`bot/cli/`, the operator's commands) is the top: no module of the service or of the processors
  * imports it — a helper two layers share lives below both (e.g. bot/env-file.ts, bot/progress.ts,
- * shared by the CLI and bot/backup/verify.ts).
+ * shared by the CLI and bot/backup/verify.ts). The processors are below the bot: from it they use only
+ * the reason codes (bot/jobs/reasons.ts, the vocabulary both speak). The outbox is usable on its own
+ * (DESIGN.md: "no job-engine imports"): from the rest of the bot only the database's connection type.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -29,4 +31,21 @@ test("no module outside bot/cli imports from bot/cli", () => {
     .filter((f) => !relative(ROOT, f).startsWith("bot/cli/"))
     .flatMap((f) => importsOf(f).filter((p) => p.startsWith("bot/cli/")).map((p) => `${relative(ROOT, f)} → ${p}`));
   expect(offenders).toEqual([]);
+});
+
+/** The imports of every module under `dir` that leave `dir`, as `file → import`, except those `allowed` says. */
+function leaving(dir: string, allowed: (imported: string) => boolean): string[] {
+  return files(join(ROOT, dir)).flatMap((f) =>
+    importsOf(f)
+      .filter((p) => !p.startsWith(`${dir}/`) && !allowed(p))
+      .map((p) => `${relative(ROOT, f)} → ${p}`),
+  );
+}
+
+test("processors/ imports nothing of bot/ but its reason codes", () => {
+  expect(leaving("processors", (p) => !p.startsWith("bot/") || p === "bot/jobs/reasons.ts")).toEqual([]);
+});
+
+test("bot/outbox imports nothing of the bot but the database connection's type", () => {
+  expect(leaving("bot/outbox", (p) => !p.startsWith("bot/") || p === "bot/db/pg-open.ts")).toEqual([]);
 });
