@@ -2,12 +2,14 @@
  * bench/processors/pdftools.ts — docket's PDF tools (issue 15 item 7) against qpdf (merge, split, rotate)
  * and Ghostscript pdfwrite /ebook (compress), same files, same run:
  *
- *   bun bench/processors/pdftools.ts [runs=3]
+ *   bun bench/processors/pdftools.ts [runs=3] [action…]   (e.g. `… 21 rotate`: only that row)
  *
- * docket's tool runs as the bot runs it: a `process` job on a warm pool child (median of `runs` after one
- * warm-up; the child's peak RSS over the row, a fresh child per row); also as a fresh process
- * (bench/processors/pdftool-one.ts, start-up included). The peer is its CLI in a fresh process under GNU
- * time (wall clock, peak RSS). Output sizes in KB. For compress, image quality is compared by PSNR of page 1
+ * docket's tool runs as the bot runs it: a `process` job on a warm pool child (a fresh child per row;
+ * its peak RSS over the row); also as a fresh process (bench/processors/pdftool-one.ts, start-up
+ * included). The peer is its CLI in a fresh process under GNU time (wall clock, peak RSS). Each row is
+ * `runs` rounds after one warm-up round, a round being one of each (warm job, peer, fresh process), so
+ * the ratio's two sides see the same load; the row gives the medians, their ratio, and the median of the
+ * rounds' own ratios. Output sizes in KB. For compress, image quality is compared by PSNR of page 1
  * rendered at 100 dpi (pdftoppm) against the input's render. Inputs are generated here: a 200-page
  * text PDF, two 100-page halves, and a 10-page PDF of 2400×3400 photo-like JPEGs (q95).
  */
@@ -22,54 +24,85 @@ import type { ProcessorOptions } from "../../processors/types.ts";
 import { BENCH_LIMITS, fmt, load, measureProcess, settled, warmUp } from "./measure.ts";
 
 const RUNS = Number(process.argv.slice(2).find((a) => /^\d+$/.test(a)) ?? 3);
+/** Rows to run (action names or their starts, e.g. `rotate`); none: all. */
+const ONLY = process.argv.slice(2).filter((a) => !/^\d+$/.test(a));
 const repoRoot = resolve(fileURLToPath(new URL("../..", import.meta.url)));
 const one = join(repoRoot, "bench/processors/pdftool-one.ts");
 const dir = mkdtempSync(join(tmpdir(), "docket-bench-pdftools-"));
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
-/** Run `cmd` (which writes into a fresh `out` dir) `RUNS` times after a warm-up: median ms, median peak RSS MB, total output KB. */
-function measure(cmd: (out: string) => string[]): { ms: number; rss: number; kb: number } {
-  const ms: number[] = [];
-  const rss: number[] = [];
-  let kb = 0;
-  for (let i = 0; i <= RUNS; i++) {
-    const out = join(dir, `out-${Math.random().toString(36).slice(2)}`);
-    mkdirSync(out);
+/** One run of `cmd` (which writes into a fresh `out` dir) under GNU time: ms, peak RSS MB, total output KB. */
+function runProcess(cmd: (out: string) => string[]): { ms: number; rss: number; kb: number } {
+  const out = join(dir, `out-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(out);
+  try {
     const r = measureProcess(cmd(out), dir);
-    kb = readdirSync(out).filter((f) => f.endsWith(".pdf")).reduce((n, f) => n + statSync(join(out, f)).size, 0) / 1024;
-    if (i > 0) {
-      ms.push(r.ms);
-      rss.push(r.rssMb);
-    }
+    const kb = readdirSync(out).filter((f) => f.endsWith(".pdf")).reduce((n, f) => n + statSync(join(out, f)).size, 0) / 1024;
+    return { ms: r.ms, rss: r.rssMb, kb };
+  } finally {
     rmSync(out, { recursive: true, force: true });
   }
-  return { ms: median(ms), rss: median(rss), kb };
 }
 
-/** `RUNS` `process` jobs of `variant` on one warm pool child (fresh per row) after a warm-up: median ms, the child's peak RSS MB, output KB. */
-async function warm(variant: string, inputs: readonly string[]): Promise<{ ms: number; rss: number; kb: number }> {
+/** One `process` job of `variant` on the warm `pool`: ms from the call to the reply, output KB. */
+async function runJob(pool: ProcessorPool, variant: string, inputs: readonly string[]): Promise<{ ms: number; kb: number }> {
+  const workDir = join(dir, `w-${Math.random().toString(36).slice(2)}`);
+  mkdirSync(workDir);
+  try {
+    const limits = { maxInputPixels: 100_000_000, maxOutputSide: 2560, maxPdfPages: 5000, pdfPageBudgetMs: 60_000 };
+    const options: ProcessorOptions =
+      variant === "merge" ? { workDir, ...limits, parts: inputs.map((path, n) => ({ path, name: null, n: n + 1 })) } : { workDir, ...limits, action: variant, declaredName: "bench.pdf" };
+    await settled(pool);
+    const t0 = performance.now();
+    const r = await pool.run("process", { inputPath: inputs[0]!, options }, BENCH_LIMITS);
+    const ms = performance.now() - t0;
+    return { ms, kb: r.outputs.reduce((n, o) => n + o.size, 0) / 1024 };
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+/** A row's medians: docket on the warm child, docket as a fresh process, the peer; and the median of the rounds' own warm / peer ratios. */
+interface Row {
+  readonly warm: { ms: number; rss: number; kb: number };
+  readonly fresh: { ms: number };
+  readonly peer: { ms: number; rss: number; kb: number };
+  readonly roundRatio: number;
+}
+
+/**
+ * `RUNS` rounds after one warm-up round, each round one `process` job of `variant` on one warm pool
+ * child (fresh per row), then the peer's CLI, then docket as a fresh process — interleaved, so a burst
+ * of load on the shared machine falls on both sides of the ratio alike. The child's peak RSS is over the row.
+ */
+async function measureRow(variant: string, inputs: readonly string[], cold: (out: string) => string[], peer: (out: string) => string[]): Promise<Row> {
   const pool = new ProcessorPool({ settings: { size: 1, recycleJobs: 1_000_000, recycleRssBytes: 2 ** 40, idleMs: 3_600_000 } });
   try {
     await warmUp(pool);
-    const ms: number[] = [];
+    const w: number[] = [];
+    const f: number[] = [];
+    const p: number[] = [];
+    const prss: number[] = [];
+    const ratios: number[] = [];
     let kb = 0;
+    let pkb = 0;
     for (let i = 0; i <= RUNS; i++) {
-      const workDir = join(dir, `w-${Math.random().toString(36).slice(2)}`);
-      mkdirSync(workDir);
-      const limits = { maxInputPixels: 100_000_000, maxOutputSide: 2560, maxPdfPages: 5000, pdfPageBudgetMs: 60_000 };
-      const options: ProcessorOptions =
-        variant === "merge" ? { workDir, ...limits, parts: inputs.map((path, n) => ({ path, name: null, n: n + 1 })) } : { workDir, ...limits, action: variant, declaredName: "bench.pdf" };
-      await settled(pool);
-      const t0 = performance.now();
-      const r = await pool.run("process", { inputPath: inputs[0]!, options }, BENCH_LIMITS);
-      if (i > 0) ms.push(performance.now() - t0);
-      kb = r.outputs.reduce((n, o) => n + o.size, 0) / 1024;
-      rmSync(workDir, { recursive: true, force: true });
+      const job = await runJob(pool, variant, inputs);
+      const other = runProcess(peer);
+      const fresh = runProcess(cold);
+      kb = job.kb;
+      pkb = other.kb;
+      if (i === 0) continue;
+      w.push(job.ms);
+      p.push(other.ms);
+      prss.push(other.rss);
+      f.push(fresh.ms);
+      ratios.push(job.ms / other.ms);
     }
     await settled(pool);
     const peak = (await peakResidentBytes(pool.snapshot()[0]!.pid)) ?? 0;
-    return { ms: median(ms), rss: peak / 2 ** 20, kb };
+    return { warm: { ms: median(w), rss: peak / 2 ** 20, kb }, fresh: { ms: median(f) }, peer: { ms: median(p), rss: median(prss), kb: pkb }, roundRatio: median(ratios) };
   } finally {
     await pool.close();
   }
@@ -113,10 +146,10 @@ try {
   }
   await Bun.write(photos, makePdf({ pages: images.map((_, i) => [`Photo page ${i + 1}`]), images }));
 
-  console.log(`\n# bench/processors/pdftools — median of ${RUNS} fresh processes per cell after one warm-up; Bun ${Bun.version}; load average at start ${load()}\n`);
+  console.log(`\n# bench/processors/pdftools — median of ${RUNS} interleaved rounds per row after one warm-up; Bun ${Bun.version}; load average at start ${load()}\n`);
   const rows: string[] = [
-    "| action | input | docket ms (warm child) | docket ms (fresh process) | qpdf/gs ms | time ratio (warm / peer) | docket child peak RSS MB | peer RSS MB | docket KB | peer KB |",
-    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    "| action | input | docket ms (warm child) | docket ms (fresh process) | qpdf/gs ms | time ratio (warm / peer) | median of the rounds' ratios | docket child peak RSS MB | peer RSS MB | docket KB | peer KB |",
+    "| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
   ];
   const docket = (variant: string, ...inputs: string[]) => ({ variant, inputs, cold: (out: string) => ["bun", one, variant, out, ...inputs] });
   const cases: Array<[string, string, ReturnType<typeof docket>, (out: string) => string[]]> = [
@@ -125,13 +158,17 @@ try {
     ["rotate 90°", "200 pages", docket("rotate:90", p200), (out) => ["qpdf", p200, "--rotate=+90", join(out, "r.pdf")]],
     ["compress", "10 photo pages (2400×3400, q95)", docket("compress:ebook", photos), (out) => ["gs", "-q", "-dNOPAUSE", "-dBATCH", "-dSAFER", "-sDEVICE=pdfwrite", "-dPDFSETTINGS=/ebook", `-sOutputFile=${join(out, "c.pdf")}`, photos]],
   ];
-  for (const [action, input, ours, peer] of cases) {
-    const w = await warm(ours.variant, ours.inputs);
-    const d = measure(ours.cold);
-    const p = measure(peer);
-    rows.push(`| ${action} | ${input} | ${fmt(w.ms)} | ${fmt(d.ms)} | ${fmt(p.ms)} | ${fmt(w.ms / p.ms, 2)}× | ${fmt(w.rss)} | ${fmt(p.rss)} | ${fmt(w.kb)} | ${fmt(p.kb)} |`);
+  for (const [action, input, ours, peer] of cases.filter(([action]) => ONLY.length === 0 || ONLY.some((o) => action.startsWith(o)))) {
+    const r = await measureRow(ours.variant, ours.inputs, ours.cold, peer);
+    rows.push(
+      `| ${action} | ${input} | ${fmt(r.warm.ms)} | ${fmt(r.fresh.ms)} | ${fmt(r.peer.ms)} | ${fmt(r.warm.ms / r.peer.ms, 2)}× | ${fmt(r.roundRatio, 2)}× | ${fmt(r.warm.rss)} | ${fmt(r.peer.rss)} | ${fmt(r.warm.kb)} | ${fmt(r.peer.kb)} |`,
+    );
   }
   console.log(rows.join("\n"));
+  if (ONLY.length > 0 && !ONLY.some((o) => "compress".startsWith(o))) {
+    console.log(`\nload after: ${load()}\n`);
+    process.exit(0);
+  }
   // Compress quality: both outputs' page 1 against the input's.
   const cq = join(dir, "cq");
   mkdirSync(cq);

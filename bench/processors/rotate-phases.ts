@@ -3,9 +3,11 @@
  * `rotatePdf` alone, in this process (warm: every phase runs once before it is timed), on the bench's
  * 200-page ledger: pdf-lib load (at its default parse speed, 100 objects per event-loop tick, and with
  * no yields), setting each page's /Rotate, save (object streams or not; pdf-lib's default 50 objects per
- * tick, or no yields), the pdf.js check (open + page count + the rotation of pages read back), and
- * rotatePdf whole (as it is now: no yields, object streams only where the input had them — this one has
- * none — and every page's /Rotate read back from the bytes in one wave). `bun bench/processors/rotate-phases.ts [runs=15]`
+ * tick, or no yields), the pdf.js check (open + page count + the rotation of pages read back) on the warm
+ * page thread and in process (pdf.js's fake worker, what verifyPdf uses), a second pdf-lib parse of the
+ * written bytes (an alternative read-back), and rotatePdf / processFile whole (as they are now: no
+ * yields, object streams only where the input had them — this one has none — and every page's /Rotate
+ * read back by pdf.js in process from the bytes). `bun bench/processors/rotate-phases.ts [runs=15]`
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { readFile, writeFile } from "node:fs/promises";
@@ -13,8 +15,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { degrees, ParseSpeeds, PDFDocument } from "@cantoo/pdf-lib";
 import { makePdf } from "../../scripts/samples/index.ts";
+import { closePdf, openPdf } from "../../processors/pdf/open.ts";
 import { verifyPdf } from "../../processors/pdftools/load.ts";
 import { rotatePdf } from "../../processors/pdftools/pages.ts";
+import { processFile } from "../../processors/process-file.ts";
 import { median } from "../queue/stats.ts";
 import { fmt, load } from "./measure.ts";
 
@@ -35,6 +39,26 @@ async function timedRounds(phases: ReadonlyArray<readonly [string, () => Promise
     }
   }
   return phases.map(([name], i) => [name, median(xs[i]!)]);
+}
+
+/** verifyPdf's pdf.js read (open, page count, every asked page's /Rotate) with the evaluator chosen. */
+async function pdfjsRead(source: Uint8Array | string, pages: readonly number[], inProcess: boolean): Promise<number[]> {
+  const pdf = await openPdf(source, { inProcess });
+  try {
+    return await Promise.all(pages.map(async (n) => (await pdf.doc.getPage(n)).rotate));
+  } finally {
+    await closePdf(pdf);
+  }
+}
+
+/** A fresh work dir for one whole run, removed after. */
+async function inWorkDir(f: (workDir: string) => Promise<unknown>): Promise<void> {
+  const workDir = mkdtempSync(join(dir, "w-"));
+  try {
+    await f(workDir);
+  } finally {
+    rmSync(workDir, { recursive: true, force: true });
+  }
 }
 
 try {
@@ -64,16 +88,18 @@ try {
     ["save again, object streams, default 50 objects per tick", () => doc.save({ useObjectStreams: true })],
     ["save again, object streams, no yields", () => doc.save({ useObjectStreams: true, objectsPerTick: Number.POSITIVE_INFINITY })],
     ["save again, no object streams, no yields", () => doc.save({ useObjectStreams: false, objectsPerTick: Number.POSITIVE_INFINITY })],
-    ["pdf.js check from the file: open + page count", () => verifyPdf(out, 200)],
-    ["pdf.js check from the file: + pages 1 and 200 read (the check before)", () => verifyPdf(out, 200, [1, 200])],
-    ["pdf.js check from the bytes: open + page count", () => verifyPdf(written, 200)],
-    ["pdf.js check from the bytes: + every page's /Rotate read (the check now)", () => verifyPdf(written, 200, every)],
-    ["the same check of the output written with object streams", () => verifyPdf(packed, 200, every)],
-    ["rotatePdf whole (load, rotate, save, write, check)", async () => {
-      const workDir = mkdtempSync(join(dir, "w-"));
-      await rotatePdf(p200, { workDir, maxPdfPages: 5000, declaredName: "bench.pdf" } as never, 90, null);
-      rmSync(workDir, { recursive: true, force: true });
-    }],
+    ["pdf.js on the page thread, bytes: open + page count", () => pdfjsRead(written, [], false)],
+    ["pdf.js on the page thread, bytes: + every page's /Rotate (the check before)", () => pdfjsRead(written, every, false)],
+    ["pdf.js in process, bytes: open + page count", () => pdfjsRead(written, [], true)],
+    ["pdf.js in process, bytes: + pages 1 and 200", () => pdfjsRead(written, [1, 200], true)],
+    ["pdf.js in process, bytes: + every page's /Rotate", () => pdfjsRead(written, every, true)],
+    ["pdf.js in process, the file by ranges: + every page's /Rotate", () => pdfjsRead(out, every, true)],
+    ["pdf.js in process, bytes with object streams: + every page's /Rotate", () => pdfjsRead(packed, every, true)],
+    ["verifyPdf (the check now: in process, bytes, every page, counts compared)", () => verifyPdf(written, 200, every)],
+    ["pdf-lib parse of the written bytes + every page's /Rotate (alternative read-back)", async () => (await PDFDocument.load(written, { parseSpeed: ParseSpeeds.Fastest, updateMetadata: false })).getPages().map((p) => p.getRotation().angle)],
+    ["write the output file (124 KB)", () => writeFile(join(dir, "w.pdf"), written)],
+    ["rotatePdf whole (load, rotate, save, write, check)", () => inWorkDir((workDir) => rotatePdf(p200, { workDir, maxPdfPages: 5000, declaredName: "bench.pdf" } as never, 90, null))],
+    ["processFile whole (+ stat, detect, action parse: what a pool job runs)", () => inWorkDir((workDir) => processFile(p200, { workDir, maxInputPixels: 100_000_000, maxOutputSide: 2560, maxPdfPages: 5000, pdfPageBudgetMs: 60_000, action: "rotate:90", declaredName: "bench.pdf" }))],
   ]);
   console.log(`\n# rotate phases — 200-page ledger (${fmt(bytes.byteLength / 1024)} KB), median of ${RUNS} after a warm-up; Bun ${Bun.version}; load ${load()}\n`);
   console.log("| phase | ms |\n| --- | ---: |");

@@ -74,7 +74,7 @@ async function classifyFile(path: string): Promise<"truncated" | "corrupt"> {
   }
 }
 
-/** Limits pdf.js applies while parsing (from the processor options). */
+/** Limits pdf.js applies while parsing (from the processor options), and where it parses. */
 export interface OpenPdfLimits {
   /**
    * Largest image (width × height, pixels) pdf.js decodes; bigger images are skipped, not
@@ -82,6 +82,15 @@ export interface OpenPdfLimits {
    * (audit of issue 5, gap 4: a 40000×40000 image XObject otherwise fills the memory cap).
    */
   readonly maxImagePixels?: number;
+  /**
+   * Parse in this thread (pdf.js's fake worker), not on the warm page thread (page-worker.ts): only
+   * for a document whose page content is never parsed, so no page budget is needed. Each pdf.js
+   * request (one per `getPage`) then costs a promise turn instead of a message to another thread and
+   * back — which on a busy machine waits for that thread to be scheduled: reading every page's
+   * `/Rotate` of a 200-page file took ≈ 22 ms on the thread and ≈ 9 ms in process at load 2
+   * (bench/processors/rotate-phases.ts).
+   */
+  readonly inProcess?: boolean;
 }
 
 /**
@@ -107,7 +116,7 @@ export async function openPdf(source: Uint8Array | string, limits: OpenPdfLimits
     throw new ProcessingError("pdf_engine_unavailable", {}, `pdf.js data folders cannot be resolved: ${(err as Error).message}`);
   }
   const fh = typeof source === "string" ? await open(source, "r") : null;
-  const worker = await startPageWorker(pdfjs);
+  const worker = await startPageWorker(pdfjs, limits.inProcess);
   const input = fh ? { range: await fileRangeTransport(pdfjs, fh), disableAutoFetch: true, disableStream: true } : { data: new Uint8Array(source as Uint8Array) };
   const task = pdfjs.getDocument({
     ...(worker.handle ? { worker: worker.handle } : {}),

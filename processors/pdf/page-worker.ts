@@ -159,11 +159,16 @@ export async function collectPageWorker(): Promise<void> {
 
 /**
  * Give a document its evaluator: the process's warm worker thread (started when needed), or the
- * in-process fake worker when no thread can start (no entry file, or it fails to load pdf.js).
+ * in-process fake worker when no thread can start (no entry file, or it fails to load pdf.js) or
+ * when `inProcess` asks for it.
  * @param pdfjs the loaded pdf.js module (engine.ts `loadPdfJs`)
+ * @param inProcess use the fake worker even when the thread is there: for a document whose pages'
+ *   content is never parsed (nothing for a page budget to stop), where each request's hop to the
+ *   thread and back is the cost — the PDF tools' check before ready reads every page's `/Rotate`
+ *   (open.ts `OpenPdfLimits.inProcess`)
  */
-export async function startPageWorker(pdfjs: PdfJs): Promise<PageWorker> {
-  const t = await sharedThread(pdfjs);
+export async function startPageWorker(pdfjs: PdfJs, inProcess = false): Promise<PageWorker> {
+  const t = inProcess ? null : await sharedThread(pdfjs);
   // The display side (and, in-process, the evaluator too) warns through this thread's console.
   let warnings: string[] = [];
   const sink: string[] = [];

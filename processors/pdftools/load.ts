@@ -82,7 +82,9 @@ const VERIFY_PAGES_AT_ONCE = 1000;
 export async function verifyPdf(source: string | Uint8Array, pages: number, rotationsOf: readonly number[] = []): Promise<VerifiedPdf> {
   let found: VerifiedPdf;
   try {
-    const pdf = await openPdf(source);
+    // In process: only the page tree is read (no content stream), so there is nothing for a page budget
+    // to stop, and each getPage is a promise turn instead of a round trip to the page thread.
+    const pdf = await openPdf(source, { inProcess: true });
     try {
       const rotations = new Map<number, number>();
       const asked = rotationsOf.filter((n) => n >= 1 && n <= pdf.doc.numPages);
