@@ -19,7 +19,17 @@ function checkRanges(ranges: readonly PageRange[], pages: number): void {
 }
 
 /**
- * Turn pages clockwise by `by` degrees (added to each page's own rotation).
+ * A page's rotation as viewers show it (pdf.js `Page.rotate`, which qpdf follows too): a `/Rotate` that is
+ * no multiple of 90 (`45`, from a broken producer) counts as 0, others are taken modulo 360.
+ * @param rotate the page's (inherited) `/Rotate`, degrees
+ * @returns 0, 90, 180 or 270
+ */
+function viewedAngle(rotate: number): number {
+  return rotate % 90 === 0 ? ((rotate % 360) + 360) % 360 : 0;
+}
+
+/**
+ * Turn pages clockwise by `by` degrees (added to each page's own rotation as viewers show it: {@link viewedAngle}).
  * @param ranges pages to turn (null: all)
  * @returns one output `<name>-rotated.pdf`; facts `pages`, `rotated` (pages turned), `degrees`
  */
@@ -30,7 +40,7 @@ export async function rotatePdf(inputPath: string, options: ProcessorOptions, by
   const chosen = new Set(ranges ? pagesOf(ranges) : Array.from({ length: pages }, (_, i) => i + 1));
   const want: number[] = [];
   for (const [i, page] of doc.getPages().entries()) {
-    const angle = (((page.getRotation().angle + (chosen.has(i + 1) ? by : 0)) % 360) + 360) % 360;
+    const angle = (viewedAngle(page.getRotation().angle) + (chosen.has(i + 1) ? by : 0)) % 360;
     page.setRotation(degrees(angle));
     want.push(angle);
   }

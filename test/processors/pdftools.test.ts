@@ -3,7 +3,7 @@
  * raster images (text kept), "to PDF" for an image; bad input with the existing reason codes. Outputs are
  * read back with pdf.js (page counts, rotations, text) and pdf-lib.
  */
-import { describe, expect, test } from "vitest";
+import { describe, expect, test, vi } from "vitest";
 import { makeJpeg, makePdf } from "../../scripts/samples/index.ts";
 import { processFile } from "../../processors/process-file.ts";
 import { closePdf, openPdf } from "../../processors/pdf/open.ts";
@@ -117,6 +117,34 @@ describe("PDF tools", () => {
     expect([...fromFile.rotations]).toEqual([[3, 180], [70, 90]]);
     await expect(verifyPdf(bytes, 71)).rejects.toMatchObject({ reason: "processing_crashed" });
     await expect(verifyPdf(new TextEncoder().encode("%PDF-1.4\nnot a pdf"), 1)).rejects.toMatchObject({ reason: "processing_crashed" });
+  });
+
+  test("rotate is not ready when pdf.js reads a page turned otherwise than written (the check's answer for page 4 falsified)", async () => {
+    const src = await put("s", fivePages());
+    vi.resetModules();
+    vi.doMock("../../processors/pdftools/load.ts", async (importOriginal) => {
+      const real = await importOriginal<typeof import("../../processors/pdftools/load.ts")>();
+      const savePdf: typeof real.savePdf = async (...args) => {
+        const saved = await real.savePdf(...args);
+        return { ...saved, rotations: new Map([...saved.rotations].map(([n, r]) => [n, n === 4 ? (r + 90) % 360 : r])) };
+      };
+      return { ...real, savePdf };
+    });
+    try {
+      const { rotatePdf } = await import("../../processors/pdftools/pages.ts");
+      await expect(rotatePdf(src, testOptions(work.dir(), "doc.pdf"), 90, null)).rejects.toMatchObject({ reason: "processing_crashed", message: "pdf.js reads page 4 rotated 180°, 90° was written" });
+    } finally {
+      vi.doUnmock("../../processors/pdftools/load.ts");
+      vi.resetModules();
+    }
+  });
+
+  test("a page's own /Rotate is taken as viewers show it: 45 (no multiple of 90) as 0, -90 as 270, 450 as 90", async () => {
+    const { PDFDocument, PDFName, PDFNumber } = await import("@cantoo/pdf-lib");
+    const doc = await PDFDocument.load(fivePages());
+    [45, -90, 450].forEach((r, i) => doc.getPage(i).node.set(PDFName.of("Rotate"), PDFNumber.of(r)));
+    const r = await run(await put("odd", await doc.save()), "rotate:90");
+    expect((await view(r.outputs[0]!.path)).map((p) => p.rotate)).toEqual([90, 0, 180, 90, 90]);
   });
 
   test("page tools keep the source's object streams, as qpdf does by default: none in, none out; packed in, packed out", async () => {
