@@ -28,7 +28,7 @@ import type { Services } from "../services.ts";
 import { redactSecrets } from "../log.ts";
 import { timed } from "../ops/metrics.ts";
 import type { Finisher } from "./finisher.ts";
-import { keepLease } from "./lease-keeper.ts";
+import { keepLease, type LeaseKeepers } from "./lease-keeper.ts";
 import { AlbumDownload } from "./album-download.ts";
 import { generatedName, removeJobFiles, type DataPaths } from "./paths.ts";
 import type { ProcessClaim } from "../jobs/store.ts";
@@ -64,6 +64,8 @@ export class DownloadStep {
     private readonly owner: string,
     private readonly wake: () => void,
     private readonly offerSlot: () => Promise<ProcessSlot | null> = async () => null,
+    /** The process's lease keepers (bot/worker/lease-keeper.ts `LeaseKeepers`): this step's keeper joins them. */
+    private readonly keepers?: LeaseKeepers,
   ) {
     this.album = new AlbumDownload(services, paths, fetcher, finisher, owner);
   }
@@ -75,7 +77,7 @@ export class DownloadStep {
   async run(job: FileJob, controller: AbortController): Promise<"handed" | undefined> {
     const { store, config, log, now, status } = this.services;
     const jlog = log.child({ job: job.id, file_unique_id: job.fileUniqueId });
-    const lease = keepLease(store, job.id, this.owner, job.leaseUntil!, config.leaseTtlMs, now, controller, log);
+    const lease = keepLease(store, job.id, this.owner, job.leaseUntil!, config.leaseTtlMs, now, controller, log, this.keepers);
     const locale = localeFor(job.languageCode);
     const dest = join(this.paths.downloads, generatedName(job.id));
     const limit = downloadLimit(config);

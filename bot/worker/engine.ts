@@ -13,6 +13,7 @@ import { DownloadStep, type ProcessSlot } from "./download-step.ts";
 import type { ProcessClaim } from "../jobs/store.ts";
 import { ProcessStep } from "./process-step.ts";
 import { SourceKeeper } from "./source.ts";
+import { LeaseKeepers } from "./lease-keeper.ts";
 import type { DataPaths } from "./paths.ts";
 import type { ProcessRunner } from "./types.ts";
 import type { OcrState } from "./ocr-state.ts";
@@ -76,6 +77,8 @@ export class Engine {
   private readonly inFlight = new Map<number, AbortController>();
   /** Deliveries handed off by the processing pool (they wait on chats, not on CPU). */
   private readonly tails = new Set<Promise<void>>();
+  /** The running steps' lease keepers: their due renewals run before each claim (see {@link LeaseKeepers}). */
+  private readonly keepers = new LeaseKeepers();
   private readonly download: DownloadStep;
   private readonly process: ProcessStep;
   private readonly finisher: Finisher;
@@ -85,8 +88,8 @@ export class Engine {
     this.owner = deps.finals?.owner ?? ownerId(deps.services.config.hostId, newStartId());
     this.finisher = new Finisher(deps.services, deps.paths);
     // A download handed over to processing may be processed on any host: announce it.
-    this.download = new DownloadStep(deps.services, deps.paths, deps.fetcher, this.finisher, this.owner, () => this.announce(), () => this.offerSlot());
-    this.process = new ProcessStep(deps.services, deps.paths, deps.runner, this.finisher, this.owner, new SourceKeeper(deps.services, deps.paths, deps.fetcher, this.owner), deps.ocr);
+    this.download = new DownloadStep(deps.services, deps.paths, deps.fetcher, this.finisher, this.owner, () => this.announce(), () => this.offerSlot(), this.keepers);
+    this.process = new ProcessStep(deps.services, deps.paths, deps.runner, this.finisher, this.owner, new SourceKeeper(deps.services, deps.paths, deps.fetcher, this.owner), deps.ocr, this.keepers);
   }
 
   private get config(): Config {
@@ -262,7 +265,11 @@ export class Engine {
       // poll's, whose bound this keeps (the claim a busy host would otherwise make per job).
       const skip = pool === "process" && handed && this.announced === looked.announced && Date.now() - looked.at < this.idleMs();
       try {
+        // This process's own leases first: a step of ours whose renewal is due (the event loop ran late)
+        // must not look lapsed to our own claim, which would start a second step of the same job.
         if (pool === "download") {
+          const due = this.keepers.catchUp();
+          if (due) await due;
           job = await store.claimDownload(this.owner, now(), this.config.leaseTtlMs, {
             total: this.config.downloadBudget,
             multiplier: writtenMultiplier(this.config.budgetMultiplier, this.config.mode),
@@ -273,6 +280,8 @@ export class Engine {
           // Counted as searching until it parks or has a job: a download ending meanwhile waits for it (offerSlot).
           this.searching++;
           looked = { announced: this.announced, at: Date.now() };
+          const due = this.keepers.catchUp();
+          if (due) await due;
           claim = await store.claimProcess(this.owner, now(), this.config.leaseTtlMs);
           job = claim?.job ?? null;
         }

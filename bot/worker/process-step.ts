@@ -33,7 +33,7 @@ import { isRetryableProcessingFailure } from "../../processors/retry-policy.ts";
 import type { Finisher } from "./finisher.ts";
 import { actionKeyboard, SEARCHABLE } from "../actions/keyboard.ts";
 import { actionSource } from "../actions/source.ts";
-import { keepLease } from "./lease-keeper.ts";
+import { keepLease, type LeaseKeepers } from "./lease-keeper.ts";
 import { moveFile } from "./move.ts";
 import type { SourceKeeper } from "./source.ts";
 import { generatedName, removeJobFiles, type DataPaths } from "./paths.ts";
@@ -81,6 +81,8 @@ export class ProcessStep {
     private readonly owner: string,
     private readonly source: SourceKeeper,
     private readonly ocr?: OcrState,
+    /** The process's lease keepers (bot/worker/lease-keeper.ts `LeaseKeepers`): this step's keeper joins them. */
+    private readonly keepers?: LeaseKeepers,
   ) {}
 
   /**
@@ -95,7 +97,7 @@ export class ProcessStep {
     const { store, config, log, now, status } = this.services;
     const claimed = claim.job;
     const jlog = log.child({ job: claimed.id, file_unique_id: claimed.fileUniqueId });
-    const lease = keepLease(store, claimed.id, this.owner, claimed.leaseUntil!, config.leaseTtlMs, now, controller, log);
+    const lease = keepLease(store, claimed.id, this.owner, claimed.leaseUntil!, config.leaseTtlMs, now, controller, log, this.keepers);
     const locale = localeFor(claimed.languageCode);
     let job = claimed;
     // The claim moved the job to `processing` (JobStore.claimProcess / handOver); every conditional write names that state.

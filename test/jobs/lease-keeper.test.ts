@@ -13,7 +13,7 @@ import { openDb, type OpenDb } from "../../bot/db/open.ts";
 import { SqliteJobStore } from "../../bot/jobs/sqlite-store.ts";
 import type { JobStore } from "../../bot/jobs/store.ts";
 import { createLogger } from "../../bot/log.ts";
-import { keepLease } from "../../bot/worker/lease-keeper.ts";
+import { keepLease, LeaseKeepers } from "../../bot/worker/lease-keeper.ts";
 import type { ProcessRunner } from "../../bot/worker/types.ts";
 import { copyRunner } from "../support/copy-runner.ts";
 import { startStack, type Stack } from "../support/stack.ts";
@@ -148,6 +148,25 @@ describe("keepLease alone (fake timers, real SQLite)", () => {
     k.stop();
   });
 
+  test("LeaseKeepers.catchUp renews a keeper whose renewal is due (its timer late), only then, and forgets a stopped keeper", async () => {
+    let late = 0;
+    const clock = () => Date.now() + late;
+    const keepers = new LeaseKeepers();
+    const ac = new AbortController();
+    const k = keepLease(store, jobId, "w", leaseUntil, TTL, clock, ac, silent, keepers);
+    await keepers.catchUp(); // not due yet: the claim's lease stands
+    expect((await store.get(jobId))!.leaseUntil).toBe(leaseUntil);
+    late = 3 * TTL; // the event loop stalled: no timer ran, the row's lease lapsed by this clock
+    expect(Date.parse(leaseUntil)).toBeLessThan(clock());
+    await keepers.catchUp();
+    expect(Date.parse((await store.get(jobId))!.leaseUntil!)).toBe(clock() + TTL);
+    expect(ac.signal.aborted).toBe(false);
+    k.stop();
+    late += 3 * TTL;
+    await keepers.catchUp();
+    expect(Date.parse((await store.get(jobId))!.leaseUntil!)).toBeLessThan(clock());
+  });
+
   test("a renewal answered after stop() (the step committed and released the lease) aborts nothing", async () => {
     let answer!: (held: boolean) => void;
     const renew: JobStore["renew"] = () => new Promise((r) => (answer = r));
@@ -161,3 +180,26 @@ describe("keepLease alone (fake timers, real SQLite)", () => {
     expect(ac.signal.aborted).toBe(false);
   });
 });
+
+test("the event loop stalls past LEASE_TTL during a download: this process's next claim renews its own lease first — no second step of that job, the next job is claimed", async () => {
+  // The bot's clock jumps as a stalled event loop sees it: every timer late, the lease lapsed in the row.
+  let stalled = 0;
+  stack = await startStack({ runner: copyRunner(), now: () => Date.now() + stalled, env: { LEASE_TTL: "5s", DOWNLOAD_CONCURRENCY: "2" } });
+  const u = stack.em.user({ language_code: "en" });
+  const holdA = stack.em.holdGetFile();
+  const holdB = stack.em.holdGetFile();
+  const a = await u.sendDocument({ bytes: new Uint8Array(3000).fill(3), file_name: "a.bin" });
+  await holdA.arrived; // job A is downloading under this process's lease
+  stalled = 3 * 5000;
+  const b = await u.sendDocument({ bytes: new Uint8Array(3000).fill(4), file_name: "b.bin" });
+  await holdB.arrived; // the idle download loop claimed after the stall
+  const getFiles = () => stack!.em.calls.filter((c) => c.method === "getFile").map((c) => c.params.file_id);
+  expect(getFiles()).toEqual([a.file_id, b.file_id]);
+  holdA.release();
+  holdB.release();
+  const ja = await stack.waitJob((await stack.jobFor(u.chatId, a.message_id)).id, ["ready", "failed"], 20_000);
+  const jb = await stack.waitJob((await stack.jobFor(u.chatId, b.message_id)).id, ["ready", "failed"], 20_000);
+  expect([ja.status, ja.attempts, jb.status, jb.attempts], JSON.stringify([ja, jb])).toEqual(["ready", 1, "ready", 1]);
+  expect(getFiles()).toEqual([a.file_id, b.file_id]);
+  expect(stack.logs.filter((l) => l.includes("lease lost") || l.includes("moved by someone else"))).toEqual([]);
+}, 30_000);

@@ -49,6 +49,8 @@ export interface StackOptions {
    * crash). That stack must have been stopped with `stop({ keep: true })`.
    */
   readonly resume?: Stack;
+  /** The bot's clock, epoch ms (createApp's `now`); default Date.now. Timers still run on real time. */
+  readonly now?: () => number;
 }
 
 /** Start the emulator and the bot against it. */
@@ -74,7 +76,7 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   });
   const logs: string[] = [];
   const log: Logger = createLogger({ level: "debug", token: config.token, write: (l) => void logs.push(l), journald: false });
-  const app = await createApp({ config, log, ...(opts.runner ? { runner: opts.runner } : {}) });
+  const app = await createApp({ config, log, ...(opts.runner ? { runner: opts.runner } : {}), ...(opts.now ? { now: opts.now } : {}) });
   app.bot.api.config.use(pollConflicts({ log, deleteWebhook: true, backoffMs: 200 }));
   await app.bot.init();
   await app.replies.resume();
