@@ -86,9 +86,16 @@ class UndecodedImages {
 async function writePagesZip(pdf: OpenPdf, options: ProcessorOptions, maxSide: number, undecoded: UndecodedImages): Promise<number> {
   const sink = Bun.file(join(options.workDir, "pages.zip")).writer();
   let failure: Error | null = null;
+  // FileSink.write answers a promise when it has to wait, and a failed write (a full disk) only rejects
+  // that promise — end() still resolves. Unwatched, the ZIP would be cut short and the rejection would be
+  // unhandled (the processor child dies); every write's outcome is awaited and its error thrown instead.
+  const writes: Promise<unknown>[] = [];
   const zip = new Zip((err, chunk) => {
     if (err) failure = err;
-    else sink.write(chunk);
+    else {
+      const wrote = sink.write(chunk);
+      if (wrote instanceof Promise) writes.push(wrote.catch((e: Error) => (failure ??= e)));
+    }
   });
   const pages = pdf.doc.numPages;
   const digits = String(pages).length;
@@ -106,6 +113,7 @@ async function writePagesZip(pdf: OpenPdf, options: ProcessorOptions, maxSide: n
   }
   zip.end();
   await sink.end();
+  await Promise.all(writes);
   if (failure) throw failure;
   return rendered;
 }

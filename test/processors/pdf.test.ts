@@ -8,10 +8,11 @@ import { unzipSync } from "fflate";
 import sharp from "sharp";
 import { afterEach, describe, expect, test } from "vitest";
 import { pdfEngineSelfCheck } from "../../processors/pdf/engine.ts";
+import { processFile } from "../../processors/process-file.ts";
 import type { ProcessorResult } from "../../processors/types.ts";
 import { makePdf, prependJunk } from "../../scripts/samples/index.ts";
-import { fixturesDir, haveFixtures, noteIfNoFixtures, repoRoot } from "./support/fixtures.ts";
-import { cleanupWorkDirs, processBytes, refused, workDir } from "./support/run.ts";
+import { fixturesDir, haveFixtures, noteIfNoFixtures, repoRoot, testOptions } from "./support/fixtures.ts";
+import { cleanupWorkDirs, processBytes, refused, workDir, writeInput } from "./support/run.ts";
 
 noteIfNoFixtures("pdf");
 
@@ -65,6 +66,16 @@ describe("PDF outputs and facts", () => {
     expect(Object.keys(entries)).toEqual(["page-1.jpg", "page-2.jpg", "page-3.jpg"]);
     for (const jpg of Object.values(entries)) expect([jpg[0], jpg[1]]).toEqual([0xff, 0xd8]);
     expect(r.facts.renderedPages).toBe(3);
+  });
+
+  test("action `pages` on a full disk (pages.zip → /dev/full): the write error (ENOSPC) is the processor's error, not a cut-short ZIP", async () => {
+    const { path, dir } = writeInput(makePdf({ pages: THREE }));
+    symlinkSync("/dev/full", join(dir, "pages.zip"));
+    const err = await processFile(path, testOptions(dir, "c.pdf", { action: "pages" })).then(
+      () => null,
+      (e: unknown) => e as NodeJS.ErrnoException,
+    );
+    expect([err?.code, err?.syscall]).toEqual(["ENOSPC", "write"]);
   });
 
   test("scanned-like PDF without text → no .txt, textChars 0, preview still made", async () => {
