@@ -10,6 +10,7 @@
  */
 import { readFile, writeFile } from "node:fs/promises";
 import { PDF_LIB_LOAD, PDF_LIB_SAVE } from "../pdf-lib-options.ts";
+import { viewedAngle } from "../pdf/rotation.ts";
 
 /**
  * Where an overlay of the displayed page goes in the page's own space, for pdf-lib `drawPage`
@@ -18,7 +19,7 @@ import { PDF_LIB_LOAD, PDF_LIB_SAVE } from "../pdf-lib-options.ts";
  * @param rotate the page's `/Rotate` (0, 90, 180, 270; clockwise on display)
  */
 export function overlayPlacement(box: { x: number; y: number; width: number; height: number }, rotate: number): { x: number; y: number; width: number; height: number; rotate: number } {
-  const r = ((rotate % 360) + 360) % 360;
+  const r = viewedAngle(rotate);
   const { x, y, width: w, height: h } = box;
   if (r === 90) return { x: x + w, y, width: h, height: w, rotate: 90 };
   if (r === 180) return { x: x + w, y: y + h, width: w, height: h, rotate: 180 };

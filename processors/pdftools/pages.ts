@@ -11,21 +11,12 @@ import { pagesOf, type PageRange } from "../page-ranges.ts";
 import { ProcessingError, type Facts, type ProcessorOptions, type ProcessorOutput, type ProcessorResult } from "../types.ts";
 import type { Rotation } from "./action.ts";
 import { loadPdf, savePdf, usesObjectStreams } from "./load.ts";
+import { viewedAngle } from "../pdf/rotation.ts";
 
 /** A range past the document's end: the range was checked against the page count at the press, so the file is not the one checked. */
 function checkRanges(ranges: readonly PageRange[], pages: number): void {
   const bad = ranges.find((r) => r.to > pages);
   if (bad) throw new ProcessingError("corrupt", { ext: "pdf", label: "PDF document", size: "none" }, `range ${bad.from}-${bad.to} past the end of a ${pages}-page PDF`);
-}
-
-/**
- * A page's rotation as viewers show it (pdf.js `Page.rotate`, which qpdf follows too): a `/Rotate` that is
- * no multiple of 90 (`45`, from a broken producer) counts as 0, others are taken modulo 360.
- * @param rotate the page's (inherited) `/Rotate`, degrees
- * @returns 0, 90, 180 or 270
- */
-function viewedAngle(rotate: number): number {
-  return rotate % 90 === 0 ? ((rotate % 360) + 360) % 360 : 0;
 }
 
 /**
