@@ -164,7 +164,7 @@ export interface SentUpdate {
   file_id?: string;
   /** file_unique_id matching {@link file_id}. */
   file_unique_id?: string;
-  /** callback_query id (pressButton only). */
+  /** callback_query id (pressButton and pressForged). */
   callback_query_id?: string;
 }
 
