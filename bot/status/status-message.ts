@@ -24,10 +24,14 @@ export async function statusMessageOf(store: Pick<JobStore, "get" | "pendingRepl
   if (job.statusMessageId !== null) return job.statusMessageId;
   const until = now() + maxWaitMs;
   for (;;) {
-    const row = await store.get(job.id);
-    if (!row || row.statusMessageId !== null) return row?.statusMessageId ?? null;
+    // The pending replies first, then the row: marking a reply sent writes its message_id into the row in
+    // the same transaction, so a reply pending at the first read and sent before the second shows in the
+    // row. Read the other way round, a reply sent between the two reads was in neither, and a second
+    // status message went out while the first stayed unedited ("Got …" never became "Done").
     // Due or waiting out a backoff: every pending reply (a day ahead covers any backoff).
     const pending = await store.pendingReplies(now() + 86_400_000, PENDING_LIMIT);
+    const row = await store.get(job.id);
+    if (!row || row.statusMessageId !== null) return row?.statusMessageId ?? null;
     if (!pending.some((r) => r.jobId === job.id && STATUS_REPLY_KINDS.has(r.kind))) return null;
     if (now() >= until) return null;
     await Bun.sleep(LOOK_EVERY_MS);
