@@ -7,6 +7,8 @@ import type { Queue } from "plainjob";
 import { JobStatus, defineWorker } from "plainjob";
 import type { BudgetParams, JobStore } from "../../bot/jobs/store.ts";
 import { iso } from "../../bot/jobs/lease.ts";
+import { createLogger } from "../../bot/log.ts";
+import { PendingReleases } from "../../bot/worker/releases.ts";
 import { DECLARED_SIZE } from "./payload.ts";
 
 /** A budget no benchmark run can fill (bytes), so claims never wait on it. */
@@ -21,23 +23,21 @@ const FACTS = JSON.stringify({ type: "pdf", pages: 3, width: 1240, height: 1754 
  * (bot/worker/engine.ts, download-step.ts, process-step.ts, finisher.ts) and no file work. A worker
  * here is one download loop whose processing slot is free when its download ends, so the engine's
  * hand-over applies: claimDownload → handOver (accepted → processing, the processing claim in the
- * same write) → processing → ready → releaseReservation (the budget is released after the files are
- * removed, seed 000). A job left `fetched` (none in these runs) is taken with claimProcess.
- * Runs until both claims return null.
+ * same write) → processing → ready → the budget release (after the files are removed, seed 000), which
+ * rides on the next claimDownload as in the engine (bot/worker/releases.ts `PendingReleases`: the same
+ * class). A job left `fetched` (none in these runs) is taken with claimProcess.
+ * Runs until both claims return null; the last release goes with the claim that finds nothing.
  * @param owner lease owner written into `lease_owner`
  * @returns jobs this loop moved to `ready`
  */
 export async function docketLoop(store: JobStore, owner: string): Promise<number> {
   let done = 0;
+  const releases = new PendingReleases(store, quiet);
   for (;;) {
-    const d = await store.claimDownload(owner, Date.now(), LEASE_TTL_MS, BIG_BUDGET);
+    const d = await releases.carry((release) => store.claimDownload(owner, Date.now(), LEASE_TTL_MS, BIG_BUDGET, release));
+    const source = { localPath: `downloads/${d?.id}-0123456789abcdef`, sha256: SHA, realSize: DECLARED_SIZE, reservedBytes: Math.ceil(DECLARED_SIZE * BIG_BUDGET.multiplier) };
     const p = d
-      ? await store.handOver(d.id, owner, Date.now(), LEASE_TTL_MS, {
-          localPath: `downloads/${d.id}-0123456789abcdef`,
-          sha256: SHA,
-          realSize: DECLARED_SIZE,
-          reservedBytes: Math.ceil(DECLARED_SIZE * BIG_BUDGET.multiplier),
-        })
+      ? await releases.carry((release) => store.handOver(d.id, owner, Date.now(), LEASE_TTL_MS, source, release))
       : await store.claimProcess(owner, Date.now(), LEASE_TTL_MS);
     if (p) {
       const ok = await store.transition(p.job.id, "processing", "ready", owner, Date.now(), {
@@ -45,10 +45,13 @@ export async function docketLoop(store: JobStore, owner: string): Promise<number
         facts: FACTS,
         detectedType: "pdf",
       });
-      await store.releaseReservation(p.job.id);
+      releases.add(p.job.id);
       if (ok) done++;
     }
-    if (!d && !p) return done;
+    if (!d && !p) {
+      await releases.close();
+      return done;
+    }
   }
 }
 
@@ -82,6 +85,9 @@ export async function plainjobLoop(queue: Queue, type: string): Promise<number> 
   await running;
   return done;
 }
+
+/** docket's logger, silent (a release written alone that fails would warn). */
+const quiet = createLogger({ level: "silent" });
 
 /** A logger that drops everything (plainjob logs every job at debug level). */
 export const silent = { error() {}, warn() {}, info() {}, debug() {} };

@@ -41,6 +41,15 @@ export const PROCESS_STATES = literals(ACTIVE_STATES.filter((s) => poolFor(s) ==
 /** Claimable at `$now`: no live lease and no pending retry backoff (seed 000: leases; ISO text compares in time order). */
 export const CLAIMABLE = "(lease_until IS NULL OR lease_until <= $now) AND (not_before IS NULL OR not_before <= $now)";
 
+/**
+ * `ids` as a PostgreSQL array literal (`{3,7}`) for a `$name::bigint[]` parameter (JobStore's `release`).
+ * @throws RangeError when an id is not a safe positive integer
+ */
+export function idArray(ids: readonly number[]): string {
+  for (const id of ids) if (!Number.isSafeInteger(id) || id <= 0) throw new RangeError(`not a job id: ${id}`);
+  return `{${ids.join(",")}}`;
+}
+
 /** Bound values by name. */
 export type Params = Record<string, string | number | null>;
 
@@ -113,7 +122,7 @@ export const Q = {
    * row: nothing claimable, or the head does not fit. The lock is held only while the server runs it.
    */
   claimDownload: compile(
-    `SELECT ${ROW} FROM docket_claim_download($cls::int, $owner, $leaseUntil, $now, $total::float8, $multiplier::float8, $unsized::float8, $floor::float8)`,
+    `SELECT ${ROW} FROM docket_claim_download($cls::int, $owner, $leaseUntil, $now, $total::float8, $multiplier::float8, $unsized::float8, $floor::float8, $release::bigint[])`,
   ),
   /**
    * The processing pool's claim in one statement: the oldest claimable fetched/processing job (partial
@@ -125,9 +134,14 @@ export const Q = {
      FROM (SELECT id, status FROM file_jobs WHERE status IN ${PROCESS_STATES} AND ${CLAIMABLE} ORDER BY id ASC LIMIT 1 FOR UPDATE SKIP LOCKED) head
      WHERE f.id = head.id RETURNING ${rowOf("f")}, head.status AS "found"`,
   ),
-  /** JobStore.handOver: `accepted → processing` by the download's holder, the download's fields and the processing claim in one write. */
+  /**
+   * JobStore.handOver: `accepted → processing` by the download's holder, the download's fields and the
+   * processing claim in one write; the CTE first releases `$release`'s reservations as releaseReservation
+   * does (other rows: finished jobs, never the one handed over).
+   */
   handOver: compile(
-    `UPDATE file_jobs SET local_path = $localPath, sha256 = $sha256, real_size = $realSize, reserved_bytes = $reservedBytes, status = 'processing',
+    `WITH released AS (UPDATE file_jobs SET reserved_bytes = 0 WHERE id = ANY($release::bigint[]) AND reserved_bytes > 0 AND status IN ${literals(ENDED_STATES)} RETURNING id)
+     UPDATE file_jobs SET local_path = $localPath, sha256 = $sha256, real_size = $realSize, reserved_bytes = $reservedBytes, status = 'processing',
        attempts = 1, lease_until = $leaseUntil, not_before = NULL, updated_at = $now
      WHERE id = $id AND status = 'accepted' AND lease_owner = $owner RETURNING ${ROW}`,
   ),

@@ -25,7 +25,7 @@ import { albumNotBefore, quotaRefusal } from "./album-intake.ts";
 import { fits, reservationFor } from "./budget.ts";
 import { iso, leaseDeadline } from "./lease.ts";
 import { OWNER_SEPARATOR } from "./owner.ts";
-import { bind, compile, F, H, Q, R, type Compiled, type Params } from "./pg-statements.ts";
+import { bind, compile, F, H, idArray, Q, R, type Compiled, type Params } from "./pg-statements.ts";
 import { attemptStep, INTERRUPTED, type AttemptNote } from "./attempts.ts";
 import { PgAlerts } from "./pg-alerts.ts";
 import { PgParts } from "./pg-parts.ts";
@@ -359,7 +359,7 @@ export class PgJobStore implements JobStore {
     return row;
   }
 
-  async claimDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams): Promise<FileJob | null> {
+  async claimDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams, release: readonly number[] = []): Promise<FileJob | null> {
     // One budget decision at a time (see the module doc): docket_claim_download (pg migration 0004)
     // takes the budget lock and claims in one round trip.
     const [row] = await this.run<FileJob>(Q.claimDownload, {
@@ -371,6 +371,7 @@ export class PgJobStore implements JobStore {
       multiplier: budget.multiplier,
       unsized: reservationFor(null, budget.multiplier, budget.modeLimit, budget.total, budget.floor),
       floor: budget.floor ?? 0,
+      release: idArray(release),
     });
     return row ?? null;
   }
@@ -382,8 +383,8 @@ export class PgJobStore implements JobStore {
     return { job, found };
   }
 
-  async handOver(id: number, owner: string, now: number, leaseTtlMs: number, source: FetchedSource): Promise<ProcessClaim | null> {
-    const [job] = await this.run<FileJob>(Q.handOver, { id, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: iso(now), localPath: source.localPath, sha256: source.sha256, realSize: source.realSize, reservedBytes: source.reservedBytes });
+  async handOver(id: number, owner: string, now: number, leaseTtlMs: number, source: FetchedSource, release: readonly number[] = []): Promise<ProcessClaim | null> {
+    const [job] = await this.run<FileJob>(Q.handOver, { id, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: iso(now), localPath: source.localPath, sha256: source.sha256, realSize: source.realSize, reservedBytes: source.reservedBytes, release: idArray(release) });
     return job ? { job, found: "fetched" } : null;
   }
 

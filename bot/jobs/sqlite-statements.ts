@@ -69,7 +69,7 @@ export function finalColumns(final: FinalStatus | undefined): Record<FinalField,
 export const FINAL_SET = "final_text = $finalText, final_markup = $finalMarkup, final_owner = $finalOwner, final_until = $finalUntil, final_tries = $finalTries, final_done_at = $finalDoneAt";
 
 /** Bound values of a statement: named parameters without their `$` prefix. */
-type Params = Record<string, string | number | null>;
+export type Params = Record<string, string | number | null>;
 /** A statement returning rows of `R` from named parameters. */
 type Query<R> = Statement<R, [Params]>;
 

@@ -16,7 +16,7 @@ import { iso, leaseDeadline } from "./lease.ts";
 import { ACTIVE_STATES, canTransition, isActive } from "./states.ts";
 import { OWNER_SEPARATOR } from "./owner.ts";
 import type { ReasonCode } from "./reasons.ts";
-import { finalColumns, JobStatements, transitionPatch } from "./sqlite-statements.ts";
+import { finalColumns, JobStatements, transitionPatch, type Params as SqlParams } from "./sqlite-statements.ts";
 import { FinalStatements } from "./sqlite-finals.ts";
 import { ReplyStatements } from "./sqlite-replies.ts";
 import { decideExisting, decideNew, decidePart, replyKindOf, type QuotaUse } from "./intake-rules.ts";
@@ -55,7 +55,9 @@ type ClaimTx<A extends unknown[]> = { immediate(...args: A): FileJob | null };
 export class SqliteJobStore implements JobStore {
   private readonly stmts: JobStatements;
   /** Claim of the download pool, one IMMEDIATE transaction (call `.immediate`). */
-  private readonly claimDownloadTx: ClaimTx<[owner: string, now: number, leaseTtlMs: number, budget: BudgetParams]>;
+  private readonly claimDownloadTx: ClaimTx<[owner: string, now: number, leaseTtlMs: number, budget: BudgetParams, release: readonly number[]]>;
+  /** handOver with releases to carry (one IMMEDIATE transaction; without them the UPDATE alone). */
+  private readonly handOverTx: { immediate(release: readonly number[], values: SqlParams): FileJob | null };
   /** Claim of the processing pool, one IMMEDIATE transaction (call `.immediate`). */
   private readonly claimProcessTx: { immediate(owner: string, now: number, leaseTtlMs: number): ProcessClaim | null };
   /** Key lookup, decision, writes and the reply, one IMMEDIATE transaction (call `.immediate`). */
@@ -88,7 +90,14 @@ export class SqliteJobStore implements JobStore {
     const sqlite = (db as DocketDb & { $client?: unknown }).$client;
     if (!(sqlite instanceof Database)) throw new Error("SqliteJobStore: the drizzle handle has no bun:sqlite connection");
     this.stmts = new JobStatements(sqlite);
-    this.claimDownloadTx = sqlite.transaction((owner: string, now: number, leaseTtlMs: number, budget: BudgetParams) => this.takeDownload(owner, now, leaseTtlMs, budget));
+    this.claimDownloadTx = sqlite.transaction((owner: string, now: number, leaseTtlMs: number, budget: BudgetParams, release: readonly number[]) => {
+      this.releaseAll(release);
+      return this.takeDownload(owner, now, leaseTtlMs, budget);
+    });
+    this.handOverTx = sqlite.transaction((release: readonly number[], values: SqlParams) => {
+      this.releaseAll(release);
+      return this.stmts.handOver.get(values);
+    });
     this.claimProcessTx = sqlite.transaction((owner: string, now: number, leaseTtlMs: number) => this.takeProcess(owner, now, leaseTtlMs));
     this.replies = new ReplyStatements(sqlite);
     this.history = new AttemptStatements(sqlite);
@@ -146,6 +155,11 @@ export class SqliteJobStore implements JobStore {
 
   /** The `ops_alerts` statements (bot/jobs/sqlite-alerts.ts). */
   private readonly alerts: SqliteAlerts;
+
+  /** Release the reservations of `ids` as {@link releaseReservation} does (inside the caller's transaction). */
+  private releaseAll(ids: readonly number[]): void {
+    for (const id of ids) this.stmts.releaseReservation.run({ id });
+  }
 
   /** Body of {@link claimDownload}; runs inside its IMMEDIATE transaction. */
   private takeDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams): FileJob | null {
@@ -468,16 +482,17 @@ export class SqliteJobStore implements JobStore {
       .get();
   }
 
-  async claimDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams): Promise<FileJob | null> {
-    return this.claimDownloadTx.immediate(owner, now, leaseTtlMs, budget);
+  async claimDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams, release: readonly number[] = []): Promise<FileJob | null> {
+    return this.claimDownloadTx.immediate(owner, now, leaseTtlMs, budget, release);
   }
 
   async claimProcess(owner: string, now: number, leaseTtlMs: number): Promise<ProcessClaim | null> {
     return this.claimProcessTx.immediate(owner, now, leaseTtlMs);
   }
 
-  async handOver(id: number, owner: string, now: number, leaseTtlMs: number, source: FetchedSource): Promise<ProcessClaim | null> {
-    const job = this.stmts.handOver.get({ id, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: iso(now), localPath: source.localPath, sha256: source.sha256, realSize: source.realSize, reservedBytes: source.reservedBytes });
+  async handOver(id: number, owner: string, now: number, leaseTtlMs: number, source: FetchedSource, release: readonly number[] = []): Promise<ProcessClaim | null> {
+    const values = { id, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: iso(now), localPath: source.localPath, sha256: source.sha256, realSize: source.realSize, reservedBytes: source.reservedBytes };
+    const job = release.length > 0 ? this.handOverTx.immediate(release, values) : this.stmts.handOver.get(values);
     return job ? { job, found: "fetched" } : null;
   }
 

@@ -331,8 +331,12 @@ export interface JobStore {
    * Claim the oldest claimable `accepted` job if its reservation fits the budget
    * (head of line waits, so big files are not starved): sets lease, owner,
    * attempts + 1 and `reserved_bytes`. Returns null when nothing is claimable.
+   * @param release jobs whose reservations to release first, as {@link releaseReservation} does, in the
+   *   claim's own transaction (issue 14 item 8: the release after `ready` rides on the process's next
+   *   claim, bot/worker/releases.ts), so the budget check of this claim already counts them free. They are
+   *   released whether or not a job is claimed; when the call throws, nothing was released.
    */
-  claimDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams): Promise<FileJob | null>;
+  claimDownload(owner: string, now: number, leaseTtlMs: number, budget: BudgetParams, release?: readonly number[]): Promise<FileJob | null>;
   /**
    * Claim the oldest claimable `fetched` or `processing` job in one conditional write: lease, owner,
    * attempts + 1, and `fetched → processing` folded into the claim (the claimer starts on it now).
@@ -347,8 +351,9 @@ export interface JobStore {
    * same owner as {@link claimProcess} takes it (lease renewed to `now + leaseTtlMs`, attempts 1: a
    * fresh try budget, claimed once). Found in `fetched`. Null when zero rows changed (the job moved or
    * the lease was lost).
+   * @param release as {@link claimDownload}'s: released in the same transaction, whatever the hand-over's outcome
    */
-  handOver(id: number, owner: string, now: number, leaseTtlMs: number, source: FetchedSource): Promise<ProcessClaim | null>;
+  handOver(id: number, owner: string, now: number, leaseTtlMs: number, source: FetchedSource, release?: readonly number[]): Promise<ProcessClaim | null>;
   /**
    * Take back at once the leases of this host's earlier processes (CONTRACTS.md §6; issue 11 item 4):
    * every active job whose `lease_owner` is `<hostId>/…` other than `self`, or an owner id without a

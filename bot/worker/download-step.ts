@@ -123,7 +123,8 @@ export class DownloadStep {
       if (slot) {
         let claim: ProcessClaim | null = null;
         try {
-          claim = await store.handOver(job.id, this.owner, now(), config.leaseTtlMs, { localPath: file.path, sha256: file.sha256, realSize: file.size, reservedBytes: reservation });
+          const source = { localPath: file.path, sha256: file.sha256, realSize: file.size, reservedBytes: reservation };
+          claim = await this.finisher.releases.carry((release) => store.handOver(job.id, this.owner, now(), config.leaseTtlMs, source, release));
         } finally {
           if (claim) slot.give(claim, controller);
           else slot.release();

@@ -213,6 +213,8 @@ export class Engine {
     abortAll();
     await Promise.race([Promise.allSettled([...this.tails]), Bun.sleep(ABORT_GRACE_MS)]);
     clearTimeout(timer);
+    // Releases no claim carried: written now, before the store closes.
+    await this.finisher.releases.close();
   }
 
   /** Cancel a job in any active state: running work is aborted, files removed, `failed` / `cancelled`. */
@@ -270,12 +272,21 @@ export class Engine {
         if (pool === "download") {
           const due = this.keepers.catchUp();
           if (due) await due;
-          job = await store.claimDownload(this.owner, now(), this.config.leaseTtlMs, {
-            total: this.config.downloadBudget,
-            multiplier: writtenMultiplier(this.config.budgetMultiplier, this.config.mode),
-            modeLimit: downloadLimit(this.config),
-            floor: this.config.budgetMinReservation,
-          });
+          // The budget releases after `ready` this process owes ride on the claim (bot/worker/releases.ts).
+          job = await this.finisher.releases.carry((release) =>
+            store.claimDownload(
+              this.owner,
+              now(),
+              this.config.leaseTtlMs,
+              {
+                total: this.config.downloadBudget,
+                multiplier: writtenMultiplier(this.config.budgetMultiplier, this.config.mode),
+                modeLimit: downloadLimit(this.config),
+                floor: this.config.budgetMinReservation,
+              },
+              release,
+            ),
+          );
         } else if (!skip) {
           // Counted as searching until it parks or has a job: a download ending meanwhile waits for it (offerSlot).
           this.searching++;

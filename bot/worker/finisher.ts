@@ -11,6 +11,7 @@ import type { FinalStatus } from "../jobs/store.ts";
 import type { Services } from "../services.ts";
 import { reasonText } from "../status/texts.ts";
 import { jobEntries, removeEntries, removeJobFiles, type DataPaths } from "./paths.ts";
+import { PendingReleases } from "./releases.ts";
 
 /** Whether `row` is still the failed row `committed` (the same failure: a re-arm clears `finished_at` and moves `updated_at`). */
 function isSameFailedRow(row: FileJob, committed: FileJob): boolean {
@@ -19,10 +20,15 @@ function isSameFailedRow(row: FileJob, committed: FileJob): boolean {
 
 /** Shared end-of-try logic of both pools. */
 export class Finisher {
+  /** The releases after `ready` this process owes, carried by its next claim (bot/worker/releases.ts). */
+  readonly releases: PendingReleases;
+
   constructor(
     private readonly services: Omit<Services, "wake" | "cancel">,
     private readonly paths: DataPaths,
-  ) {}
+  ) {
+    this.releases = new PendingReleases(services.store, services.log);
+  }
 
   /**
    * Handle a failed try of `job` (found in `state`, leased by `owner`): retry
@@ -95,11 +101,12 @@ export class Finisher {
 
   /**
    * After `ready` is committed: remove source and intermediates, then release the job's budget
-   * reservation (seed 000: the budget is freed once the temp files are gone, not before). A crash
+   * reservation (seed 000: the budget is freed once the temp files are gone, not before) — carried by
+   * this process's next claim or hand-over, or written alone a tick later ({@link releases}). A crash
    * in between leaves the reservation to the janitor, which releases it after its sweep.
    */
   async releaseAfterReady(jobId: number): Promise<void> {
     await this.removeTemp(jobId);
-    await this.services.store.releaseReservation(jobId);
+    this.releases.add(jobId);
   }
 }

@@ -239,6 +239,51 @@ export function coreSuite(name: string, make: StoreFactory): void {
     });
   });
 
+  describe(`${name}: carrying releases (claimDownload and handOver's \`release\`; issue 14 item 8)`, () => {
+    /** Job `n` of `size` bytes taken to `ready` by `owner`, its reservation still held. */
+    async function readyHolding(n: number, size: number, owner: string): Promise<FileJob> {
+      const { job: j } = await store.accept(job(n, { declaredSize: size }), T0);
+      expect((await store.claimDownload(owner, T0, 60_000, budget))?.id).toBe(j.id);
+      expect(await store.transition(j.id, "accepted", "fetched", owner, T0, { localPath: `downloads/${j.id}-x`, keepLease: true })).toBe(true);
+      expect(await store.transition(j.id, "fetched", "processing", owner, T0, { keepLease: true })).toBe(true);
+      expect(await store.transition(j.id, "processing", "ready", owner, T0, { resultExpiresAt: at(T0 + 86_400_000) })).toBe(true);
+      return (await row(j.id))!;
+    }
+
+    test("a claim carrying a finished job's release: released first, so the next job that fits only without it is claimed in the same call", async () => {
+      const a = await readyHolding(1, 4 * MB, "h/1");
+      expect(a.reservedBytes).toBe(8 * MB);
+      const { job: b } = await store.accept(job(2, { declaredSize: 4 * MB }), T0);
+      expect(await store.claimDownload("h/1", T0, 60_000, budget)).toBeNull(); // 8 + 8 MB over the 10 MB budget
+      const c = await store.claimDownload("h/1", T0 + 1, 60_000, budget, [a.id]);
+      expect(c).toStrictEqual(await row(b.id));
+      expect([c?.id, c?.reservedBytes, (await row(a.id))?.reservedBytes, await store.budgetInUse()]).toEqual([b.id, 8 * MB, 0, 8 * MB]);
+    });
+
+    test("released whether or not a job is claimed; an active job's reservation is never released (as releaseReservation)", async () => {
+      const a = await readyHolding(1, 2 * MB, "h/1");
+      const { job: b } = await store.accept(job(2), T0);
+      const held = await store.claimDownload("h/2", T0, 60_000, budget);
+      expect(held?.id).toBe(b.id);
+      expect(await store.claimDownload("h/1", T0 + 1, 60_000, budget, [a.id, b.id, 999_999])).toBeNull(); // nothing left to claim
+      expect([(await row(a.id))?.reservedBytes, (await row(b.id))?.reservedBytes]).toEqual([0, 2 * MB]);
+      expect(await row(b.id)).toStrictEqual(held);
+    });
+
+    test("a hand-over carrying a release: released in the same write, also when the hand-over itself changes nothing", async () => {
+      const fetched = { localPath: "downloads/9-ab", sha256: "ab".repeat(32), realSize: MB, reservedBytes: 2 * MB };
+      const a = await readyHolding(1, 2 * MB, "h/1");
+      const b = await readyHolding(2, 2 * MB, "h/1");
+      const { job: d } = await store.accept(job(3), T0);
+      await store.claimDownload("h/1", T0, 60_000, budget);
+      expect(await store.handOver(d.id, "h/other", T0 + 1, 30_000, fetched, [a.id])).toBeNull(); // not the holder
+      expect((await row(a.id))?.reservedBytes).toBe(0);
+      const c = await store.handOver(d.id, "h/1", T0 + 2, 30_000, fetched, [b.id]);
+      expect([c?.job.status, c?.job.reservedBytes, (await row(b.id))?.reservedBytes, await store.budgetInUse()]).toEqual(["processing", 2 * MB, 0, 2 * MB]);
+      expect(c?.job).toStrictEqual(await row(d.id));
+    });
+  });
+
   describe(`${name}: a second connection (another process)`, () => {
     test("never claims a job the first one holds", async () => {
       if (!made.twin) return;
