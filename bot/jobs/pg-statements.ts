@@ -86,6 +86,11 @@ export function bind(c: Compiled, values: Params): (string | number | null)[] {
   });
 }
 
+/** The hand-over UPDATE (JobStore.handOver), alone or after the releases it carries. */
+const HAND_OVER = `UPDATE file_jobs SET local_path = $localPath, sha256 = $sha256, real_size = $realSize, reserved_bytes = $reservedBytes, status = 'processing',
+       attempts = 1, lease_until = $leaseUntil, not_before = NULL, updated_at = $now
+     WHERE id = $id AND status = 'accepted' AND lease_owner = $owner RETURNING ${ROW}`;
+
 /** The statements of the store, compiled once per process. */
 export const Q = {
   insertAccepted: compile(
@@ -134,16 +139,15 @@ export const Q = {
      FROM (SELECT id, status FROM file_jobs WHERE status IN ${PROCESS_STATES} AND ${CLAIMABLE} ORDER BY id ASC LIMIT 1 FOR UPDATE SKIP LOCKED) head
      WHERE f.id = head.id RETURNING ${rowOf("f")}, head.status AS "found"`,
   ),
+  /** JobStore.handOver: `accepted → processing` by the download's holder, the download's fields and the processing claim in one write. */
+  handOver: compile(HAND_OVER),
   /**
-   * JobStore.handOver: `accepted → processing` by the download's holder, the download's fields and the
-   * processing claim in one write; the CTE first releases `$release`'s reservations as releaseReservation
-   * does (other rows: finished jobs, never the one handed over).
+   * JobStore.handOver carrying releases: the same write after a CTE that releases `$release`'s
+   * reservations as releaseReservation does (other rows: finished jobs, never the one handed over).
    */
-  handOver: compile(
+  handOverReleasing: compile(
     `WITH released AS (UPDATE file_jobs SET reserved_bytes = 0 WHERE id = ANY($release::bigint[]) AND reserved_bytes > 0 AND status IN ${literals(ENDED_STATES)} RETURNING id)
-     UPDATE file_jobs SET local_path = $localPath, sha256 = $sha256, real_size = $realSize, reserved_bytes = $reservedBytes, status = 'processing',
-       attempts = 1, lease_until = $leaseUntil, not_before = NULL, updated_at = $now
-     WHERE id = $id AND status = 'accepted' AND lease_owner = $owner RETURNING ${ROW}`,
+     ${HAND_OVER}`,
   ),
   renew: compile(`UPDATE file_jobs SET lease_until = $leaseUntil WHERE id = $id AND lease_owner = $owner AND status IN ${ACTIVE}`),
   /** A source fetched again in place (JobStore.replaceSource): path, size, SHA-256; state and lease kept. */

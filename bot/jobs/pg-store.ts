@@ -384,7 +384,8 @@ export class PgJobStore implements JobStore {
   }
 
   async handOver(id: number, owner: string, now: number, leaseTtlMs: number, source: FetchedSource, release: readonly number[] = []): Promise<ProcessClaim | null> {
-    const [job] = await this.run<FileJob>(Q.handOver, { id, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: iso(now), localPath: source.localPath, sha256: source.sha256, realSize: source.realSize, reservedBytes: source.reservedBytes, release: idArray(release) });
+    const values = { id, owner, leaseUntil: leaseDeadline(now, leaseTtlMs), now: iso(now), localPath: source.localPath, sha256: source.sha256, realSize: source.realSize, reservedBytes: source.reservedBytes };
+    const [job] = release.length > 0 ? await this.run<FileJob>(Q.handOverReleasing, { ...values, release: idArray(release) }) : await this.run<FileJob>(Q.handOver, values);
     return job ? { job, found: "fetched" } : null;
   }
 
