@@ -31,7 +31,7 @@ import { Ops } from "./ops/runtime.ts";
 import { RecentLog } from "./ops/recent-log.ts";
 import { SchemaTooNewError } from "./db/schema-version.ts";
 import { describeUrl, passwordOf } from "./db/pg-open.ts";
-import { untilAnswers, untilDatabase } from "./db/pg-reach.ts";
+import { untilAnswers, untilDatabase } from "./ops/pg-reach.ts";
 
 /** Thrown out of start-up when the Bot API refused it for good (logged already). */
 class StartupRefused extends Error {}

@@ -87,7 +87,7 @@ export function pgClient(opts: PgOptions): PgSql {
 /**
  * Connect, migrate under the advisory lock, and return the pool.
  * @throws SchemaTooNewError when a newer release migrated the database; the client's error when the
- *   server cannot be reached or refuses the login (callers retry: bot/db/pg-reach.ts)
+ *   server cannot be reached or refuses the login (callers retry: bot/ops/pg-reach.ts)
  */
 export async function openPg(opts: PgOptions): Promise<OpenPg> {
   await migratePg(opts);

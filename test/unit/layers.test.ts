@@ -49,3 +49,9 @@ test("processors/ imports nothing of bot/ but its reason codes", () => {
 test("bot/outbox imports nothing of the bot but the database connection's type", () => {
   expect(leaving("bot/outbox", (p) => !p.startsWith("bot/") || p === "bot/db/pg-open.ts")).toEqual([]);
 });
+
+test("the store (bot/jobs) and the database (bot/db) import nothing of the bot above them; bot/db not even the store", () => {
+  // bot/log.ts is the one shared leaf (a logger type); a retry policy or an outage rule lives in bot/ops, which calls them.
+  expect(leaving("bot/db", (p) => !p.startsWith("bot/") || p === "bot/log.ts")).toEqual([]);
+  expect(leaving("bot/jobs", (p) => !p.startsWith("bot/") || p.startsWith("bot/db/") || p === "bot/log.ts")).toEqual([]);
+});

@@ -7,8 +7,8 @@
  * Nothing is written before the database answers, so nothing can be lost or doubled.
  */
 import type { Logger } from "../log.ts";
-import { backoffMs } from "../ops/outage.ts";
-import { SchemaTooNewError } from "./schema-version.ts";
+import { backoffMs } from "./outage.ts";
+import { SchemaTooNewError } from "../db/schema-version.ts";
 
 /** What to check for each kind of failure. */
 const HINT: Record<string, string> = {
