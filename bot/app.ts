@@ -35,6 +35,7 @@ import { count429s } from "./ops/count-429.ts";
 import { readBackupStatus } from "./backup/status.ts";
 import { OutboxStatusReporter } from "./status/outbox-reporter.ts";
 import { statusMessageOf } from "./status/status-message.ts";
+import { QueuePositions } from "./status/positions.ts";
 import { FinalSender } from "./status/finals.ts";
 import { newStartId, ownerId } from "./jobs/owner.ts";
 import { chatHoldsTransformer, makeOptions, Outbox } from "./outbox/index.ts";
@@ -78,6 +79,11 @@ export interface App {
    * where the engine does not run, DOCKET_ROLE=intake) shows what an earlier process left.
    */
   readonly finals: FinalSender;
+  /**
+   * Waiting jobs' queue positions (bot/status/positions.ts): `start()` where this process receives
+   * updates (bot/main.ts, with intake), so one process across all hosts shows them.
+   */
+  readonly positions: QueuePositions;
   /**
    * Send one plain-text message to a chat through the outbox (operator alerts).
    * @throws StreamFailedError when Telegram refused it (chat not found, bot blocked, …)
@@ -247,6 +253,7 @@ export async function createApp(opts: AppOptions): Promise<App> {
     new OcrState(config, async (languages) => (pool ? pool.ocrSelfCheck(languages) : (await import("../processors/ocr/self-check.ts")).ocrSelfCheck(languages)), log, now);
   engine = new Engine({ services, paths, fetcher, runner, ocr, wakeups: database.wakeups, finals });
   const janitor = new Janitor(store, paths, log, janitorOptions(config), now, (fn) => database.once(LOCKS.expiry, fn));
+  const positions = new QueuePositions(services, config.queuePositionsIntervalMs);
 
   bot.use(activity.middleware());
   // One update at a time per chat, so a chat's messages are handled in order.
@@ -287,8 +294,10 @@ export async function createApp(opts: AppOptions): Promise<App> {
     },
     replies,
     finals,
+    positions,
     ocr,
     async close(deadlineMs = 20_000) {
+      positions.stop();
       await engine.stop(deadlineMs);
       replies.close(); // what is not delivered now stays pending for the next start
       finals.close(); // final status messages not shown by the deadline below stay for the next start

@@ -145,6 +145,7 @@ const envSchema = z.object({
   ALBUM_QUIET: duration.prefault("2s"),
   MERGE_QUIET: duration.prefault("30s"),
   JANITOR_INTERVAL: duration.prefault("10m"),
+  QUEUE_POSITIONS_INTERVAL: duration.prefault("15s"),
   ALLOWED_USER_IDS: idList.prefault(""),
   ADMIN_USER_IDS: idList.prefault(""),
   USER_MAX_JOBS_IN_FLIGHT: positiveInt.prefault("5"),
@@ -261,6 +262,8 @@ export interface Config {
   /** "Merge with the next files" (issue 15 item 3): the merge starts this long after the last file sent, ms (MERGE_QUIET). */
   readonly mergeQuietMs: number;
   readonly janitorIntervalMs: number;
+  /** How often the intake process refreshes waiting jobs' queue positions, ms (QUEUE_POSITIONS_INTERVAL; bot/status/positions.ts). */
+  readonly queuePositionsIntervalMs: number;
   /** Empty = everyone may use the bot. */
   readonly allowedUserIds: readonly number[];
   readonly adminUserIds: readonly number[];
@@ -374,6 +377,7 @@ export function loadConfig(env: Record<string, string | undefined> = process.env
     albumQuietMs: e.ALBUM_QUIET,
     mergeQuietMs: e.MERGE_QUIET,
     janitorIntervalMs: e.JANITOR_INTERVAL,
+    queuePositionsIntervalMs: e.QUEUE_POSITIONS_INTERVAL,
     allowedUserIds: Object.freeze(e.ALLOWED_USER_IDS),
     adminUserIds: Object.freeze(e.ADMIN_USER_IDS),
     userMaxJobsInFlight: e.USER_MAX_JOBS_IN_FLIGHT,

@@ -113,6 +113,18 @@ async function main(): Promise<number> {
   const receives = config.role !== "worker";
   const startIntake = async (): Promise<RunningIntake> => {
     await app.replies.resume();
+    // Queue positions belong to no job's lease: the process receiving updates shows them all (bot/status/positions.ts).
+    app.positions.start();
+    const running = await receiveUpdates();
+    return {
+      stop: async () => {
+        app.positions.stop();
+        await running.stop();
+      },
+      failed: running.failed,
+    };
+  };
+  const receiveUpdates = async (): Promise<RunningIntake> => {
     if (config.webhook) {
       const webhook = await startWebhook(bot, config.webhook, log, {
         api,

@@ -18,8 +18,6 @@ import type { DataPaths } from "./paths.ts";
 import type { ProcessRunner } from "./types.ts";
 import type { OcrState } from "./ocr-state.ts";
 import { Finisher } from "./finisher.ts";
-import { localeFor, t } from "../i18n/index.ts";
-import { isLeased } from "../jobs/lease.ts";
 import { isActive } from "../jobs/states.ts";
 import { exhaustedAtClaim } from "../jobs/retry.ts";
 import { newStartId, ownerId } from "../jobs/owner.ts";
@@ -57,8 +55,6 @@ export interface EngineDeps {
    * default 1000, or 5000 with {@link wakeups} (then only the fallback for a missed notification).
    */
   readonly idlePollMs?: number;
-  /** How often waiting jobs' queue positions are refreshed, ms (default 15 000). */
-  readonly positionsEveryMs?: number;
   /**
    * Final status messages left to show (bot/status/finals.ts): started after the reclaim, so a record this
    * host's earlier process held is taken back with its leases. Its owner id is this engine's.
@@ -96,8 +92,6 @@ export class Engine {
     return this.deps.services.config;
   }
 
-  private positionsTimer: ReturnType<typeof setInterval> | null = null;
-  private readonly shownPositions = new Map<number, string>();
 
   /**
    * Take back this host's earlier processes' leases (issue 11 item 4: a crash resumes in seconds, not
@@ -108,8 +102,6 @@ export class Engine {
   async start(): Promise<void> {
     if (this.running) return;
     this.running = true;
-    // Waiting jobs show their queue position, edited sparingly: only on change, at most every 15 s.
-    this.positionsTimer = setInterval(() => void this.refreshPositions().catch(() => {}), this.deps.positionsEveryMs ?? 15_000);
     if (this.deps.wakeups) {
       try {
         this.unlisten = await this.deps.wakeups.subscribe(() => this.wake());
@@ -197,7 +189,6 @@ export class Engine {
    */
   async stop(deadlineMs = 20_000): Promise<void> {
     this.running = false;
-    if (this.positionsTimer) clearInterval(this.positionsTimer);
     await this.unlisten?.().catch(() => {});
     this.unlisten = null;
     this.wake();
@@ -235,21 +226,6 @@ export class Engine {
       }
     }
     return "final";
-  }
-
-  /** Tell waiting jobs (`accepted` without a lease) their position in the download queue when it changed. */
-  async refreshPositions(): Promise<void> {
-    const { store, status, now } = this.deps.services;
-    const waiting = (await store.listByState(["accepted"])).filter((j) => !isLeased(j, now()));
-    const seen = new Set<number>();
-    for (const [i, job] of waiting.entries()) {
-      seen.add(job.id);
-      const text = t(localeFor(job.languageCode), "status-queued", { id: String(job.id), position: i + 1 });
-      if (this.shownPositions.get(job.id) === text) continue;
-      this.shownPositions.set(job.id, text);
-      status.update(job, text);
-    }
-    for (const id of this.shownPositions.keys()) if (!seen.has(id)) this.shownPositions.delete(id);
   }
 
   private async loop(pool: "download" | "process"): Promise<void> {

@@ -205,7 +205,7 @@ describe("waiting jobs and fairness", () => {
     await Bun.sleep(500); // the download pool had its chances (A's end of download woke it): B still waits
     expect((await stack.app.services.store.get(jobB))?.status).toBe("accepted");
     expect(await stack.app.services.store.budgetInUse()).toBe(8000);
-    await stack.app.engine.refreshPositions();
+    await stack.app.positions.refresh();
     await u.waitFor((m) => m.some((x) => x.text === `Job #${jobB}: queued for download, position 1.`), 10_000);
     hold.release!();
     expect((await stack.waitJob(jobB)).status).toBe("ready");

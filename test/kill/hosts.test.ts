@@ -165,6 +165,30 @@ describe.skipIf(!toolReady("postgres"))("hosts sharing no disk, one PostgreSQL",
     assertTelegramClean();
   }, 240_000);
 
+  test("queue positions come from the process receiving updates only: each waiting job's position is edited once, not once per host", async () => {
+    // Every job reserves the floor, and two never fit: while job 1's download is held, the others wait.
+    const { start, rows } = await setup({ QUEUE_POSITIONS_INTERVAL: "300ms", DOWNLOAD_BUDGET: "10000", BUDGET_MULTIPLIER: "2", BUDGET_MIN_RESERVATION: "6000" });
+    start("host-1", "all");
+    start("host-a", "worker");
+    start("host-b", "worker");
+    const u = em!.user({ language_code: "en" });
+    const hold = em!.holdGetFile();
+    await u.sendDocument({ bytes: makePdf({ pages: [["Queue 1"]] }), file_name: "q1.pdf" });
+    await hold.arrived;
+    await u.sendDocument({ bytes: makePdf({ pages: [["Queue 2"]] }), file_name: "q2.pdf" });
+    await u.sendDocument({ bytes: makePdf({ pages: [["Queue 3"]] }), file_name: "q3.pdf" });
+    await expect.poll(async () => (await rows()).map((r) => r.status), { timeout: 30_000, interval: 100 }).toEqual(["accepted", "accepted", "accepted"]);
+    const [, j2, j3] = (await rows()).map((r) => r.id);
+    const edits = (id: number) => em!.calls.filter((c) => c.method === "editMessageText" && String(c.params.text ?? "").startsWith(`Job #${id}: queued for download`)).map((c) => String(c.params.text));
+    await expect.poll(() => [edits(j2!), edits(j3!)], { timeout: 30_000, interval: 100 }).toEqual([[`Job #${j2}: queued for download, position 1.`], [`Job #${j3}: queued for download, position 2.`]]);
+    // Many refresh intervals of every process later: still one edit each (three engines used to make three).
+    await Bun.sleep(3000);
+    expect([edits(j2!), edits(j3!)]).toEqual([[`Job #${j2}: queued for download, position 1.`], [`Job #${j3}: queued for download, position 2.`]]);
+    hold.release();
+    await expect.poll(async () => (await rows()).map((r) => r.status), { timeout: 60_000, interval: 200 }).toEqual(["ready", "ready", "ready"]);
+    assertTelegramClean();
+  }, 180_000);
+
   test("one all + two workers, random SIGKILLs mid-run: every job ready, each result once, never a second poller", async () => {
     const { start, rows } = await setup();
     const hosts: Array<{ host: string; role: Role }> = [

@@ -83,6 +83,8 @@ export async function startStack(opts: StackOptions = {}): Promise<Stack> {
   let runner: RunnerHandle | null = null;
   if (!opts.noPolling) runner = startPolling(app.bot, app.services.log, { runner: { fetch: { timeout: 1 }, silent: true } });
   await app.engine.start();
+  // As bot/main.ts does where updates are received (the one process of a test stack).
+  app.positions.start();
 
   return {
     em,
