@@ -35,9 +35,9 @@ export async function docketLoop(store: JobStore, owner: string): Promise<number
   const releases = new PendingReleases(store, quiet);
   for (;;) {
     const d = await releases.carry((release) => store.claimDownload(owner, Date.now(), LEASE_TTL_MS, BIG_BUDGET, release));
-    const source = { localPath: `downloads/${d?.id}-0123456789abcdef`, sha256: SHA, realSize: DECLARED_SIZE, reservedBytes: Math.ceil(DECLARED_SIZE * BIG_BUDGET.multiplier) };
+    const source = (id: number) => ({ localPath: `downloads/${id}-0123456789abcdef`, sha256: SHA, realSize: DECLARED_SIZE, reservedBytes: Math.ceil(DECLARED_SIZE * BIG_BUDGET.multiplier) });
     const p = d
-      ? await releases.carry((release) => store.handOver(d.id, owner, Date.now(), LEASE_TTL_MS, source, release))
+      ? await releases.carry((release) => store.handOver(d.id, owner, Date.now(), LEASE_TTL_MS, source(d.id), release))
       : await store.claimProcess(owner, Date.now(), LEASE_TTL_MS);
     if (p) {
       const ok = await store.transition(p.job.id, "processing", "ready", owner, Date.now(), {
