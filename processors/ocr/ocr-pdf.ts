@@ -61,6 +61,11 @@ export interface OcrRun extends OcrOptions {
   readonly renderBudgetMs: number;
   /** Ends recognition like the total deadline does (a caller's own stop: tests, shutdown). */
   readonly stopSignal?: AbortSignal;
+  /**
+   * Wall time after which a page's Tesseract run is stopped as hung, ms (default
+   * processors/ocr/run-budget.ts `wallBackstopMs` of `pageBudgetMs`: 10 × it, at least 60 s).
+   */
+  readonly wallBackstopMs?: number;
 }
 
 /** A page's raster for Tesseract: its Netpbm bytes (never a file), the dpi it has, whether it is the page's own image. */
@@ -130,7 +135,7 @@ export async function recognizePdfPages(pdf: OpenPdf, run: OcrRun): Promise<OcrO
 
   const recognize = async (n: number, image: Uint8Array, dpi: number): Promise<void> => {
     try {
-      const r = await recognizePage({ imageBytes: image, outBase: join(run.dir, `page-${n}`), languages: run.languages, dpi, pdf: run.pdfLayer, budgetMs: run.pageBudgetMs, signal: deadline.signal });
+      const r = await recognizePage({ imageBytes: image, outBase: join(run.dir, `page-${n}`), languages: run.languages, dpi, pdf: run.pdfLayer, budgetMs: run.pageBudgetMs, signal: deadline.signal, ...(run.wallBackstopMs !== undefined ? { wallBackstopMs: run.wallBackstopMs } : {}) });
       texts.set(n, r.text);
       if (r.pdfPath) layers.set(n, r.pdfPath);
       unfinished.delete(n);

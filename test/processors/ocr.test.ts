@@ -5,7 +5,7 @@
  * (re-opened by pdf.js, read back by poppler's pdftotext, rotated pages included), Tesseract bound
  * to its caller, and the start-up self-check.
  */
-import { readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import { recognizePdfPages } from "../../processors/ocr/ocr-pdf.ts";
@@ -89,6 +89,37 @@ describe.skipIf(!ready)("OCR of scanned PDF pages", () => {
       expect(out.facts).toMatchObject({ recognized: 1, stop: { reason: "time_limit", page: 2, limit: 600 } });
       expect(foldForCheck(out.texts.get(1)!)).toBe(foldForCheck(SHORT[0]![0]!));
     } finally {
+      await closePdf(pdf);
+    }
+  }, 120_000);
+
+  test("a Tesseract that hangs on page 1 (no CPU, no end): stopped at the wall-clock backstop and killed; page 1 failed with the detail, pages 2–3 recognized", async () => {
+    // A `tesseract` first on PATH that sleeps for page 1 and is the real one for the others.
+    const bin = join(workDir(), "bin");
+    mkdirSync(bin, { recursive: true });
+    const marker = "61.25";
+    writeFileSync(join(bin, "tesseract"), `#!/bin/sh\ncase "$2" in */page-1) exec sleep ${marker};; esac\nexec ${toolPath("tesseract")} "$@"\n`, { mode: 0o755 });
+    const path = process.env.PATH;
+    process.env.PATH = `${bin}:${path}`;
+    const pdf = await openPdf(await makeScanPdf("g4", SHORT));
+    try {
+      const out = await recognizePdfPages(pdf, {
+        ...testOcr({ concurrency: 2 }),
+        pages: [1, 2, 3],
+        dir: join(workDir(), "ocr"),
+        pdfLayer: false,
+        maxPixels: 50_000_000,
+        renderBudgetMs: 30_000,
+        wallBackstopMs: 1500,
+      });
+      expect(out.facts).toMatchObject({ needed: 3, recognized: 2, failed: [1], overBudget: [] });
+      expect(out.facts.failedDetail).toMatch(/^page 1: tesseract: still running after \d+ s of wall time, 0 s of CPU time: stopped as hung$/);
+      expect(out.facts.stop).toBeUndefined();
+      expect([2, 3].map((n) => foldForCheck(out.texts.get(n) ?? ""))).toEqual([foldForCheck(SHORT[1]![0]!), foldForCheck(SHORT[2]![0]!)]);
+      // The hung tool was killed, not left behind.
+      await expect.poll(() => Bun.spawnSync(["pgrep", "-f", `sleep ${marker}`]).stdout.toString().trim(), { timeout: 5000 }).toBe("");
+    } finally {
+      process.env.PATH = path;
       await closePdf(pdf);
     }
   }, 120_000);
