@@ -298,18 +298,21 @@ describe.skipIf(!toolReady("postgres"))("hosts sharing no disk, one PostgreSQL",
     const { start, rows } = await setup();
     const first = start("lead-1", "all");
     await expect.poll(() => first.lines.some((l) => String(l.msg).startsWith("this process holds the intake lock")), { timeout: 60_000 }).toBe(true);
-    const second = start("lead-2", "all");
-    await expect.poll(() => second.lines.some((l) => String(l.msg).startsWith("waiting for the intake lock")), { timeout: 60_000 }).toBe(true);
     const u = em!.user({ language_code: "en" });
     // The first job's final edit answers a flood wait until the leader is dead: its Done waits in its record.
     let flooded = true;
     const injected = (c: Emulator["calls"][number]) => c.method === "editMessageText" && c.chatId === u.chatId && typeof c.params.text === "string" && c.params.text.startsWith("Done, job #") && c.at <= takenAt;
     em!.failNext("editMessageText", { error_code: 429, description: "Too Many Requests: retry after 1", retry_after: 1 }, { chatId: u.chatId, times: Infinity, match: (p) => flooded && String(p.text).startsWith("Done, job #") });
     const before = await u.sendDocument({ bytes: makePdf({ pages: [["Before the leader died"]] }), file_name: "before.pdf" });
-    await expect.poll(async () => (await rows()).find((r) => r.message_id === before.message_id)?.status, { timeout: 60_000 }).toBe("ready");
+    await expect.poll(async () => (await rows()).find((r) => r.message_id === before.message_id)?.status, { timeout: 60_000, message: "the first job ready" }).toBe("ready");
     const beforeId = (await rows()).find((r) => r.message_id === before.message_id)!.id;
     // The signal: the commit is done and Telegram refused its Done edit.
-    await expect.poll(() => em!.calls.some((c) => c.method === "editMessageText" && c.status === 429 && isFinal(c.params.text, beforeId)), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => em!.calls.some((c) => c.method === "editMessageText" && c.status === 429 && isFinal(c.params.text, beforeId)), { timeout: 30_000, message: "the first job's Done edit refused (429)" }).toBe(true);
+    // The second `all` process starts only now: with both engines up, either could claim the first job,
+    // and the job must be the leader's (its Done in the leader's record when the leader dies).
+    expect(first.lines.filter((l) => l.msg === "ready").map((l) => l.job)).toEqual([beforeId]);
+    const second = start("lead-2", "all");
+    await expect.poll(() => second.lines.some((l) => String(l.msg).startsWith("waiting for the intake lock")), { timeout: 60_000, message: "the second process waits for the intake lock" }).toBe(true);
     // Only the leader polled so far.
     expect(second.lines.some((l) => String(l.msg).startsWith("this process holds the intake lock"))).toBe(false);
     await first.kill();
@@ -318,13 +321,13 @@ describe.skipIf(!toolReady("postgres"))("hosts sharing no disk, one PostgreSQL",
     // and an unrefused late Done edit of the dead leader would be the one shown. So the Done edit stays
     // refused until the survivor has taken the leader's record (its hold ran out): from then on only the
     // survivor's edit can be applied.
-    await expect.poll(() => second.lines.some((l) => l.msg === "showing final status messages left by an earlier process or a failed try"), { timeout: 30_000 }).toBe(true);
+    await expect.poll(() => second.lines.some((l) => l.msg === "showing final status messages left by an earlier process or a failed try"), { timeout: 30_000, message: "the survivor takes the dead leader's final record" }).toBe(true);
     expect(u.messages().filter((m) => isFinal(m.text, beforeId))).toEqual([]);
     const takenAt = Date.now();
     flooded = false;
-    await expect.poll(() => second.lines.some((l) => String(l.msg).startsWith("this process holds the intake lock")), { timeout: 15_000 }).toBe(true);
+    await expect.poll(() => second.lines.some((l) => String(l.msg).startsWith("this process holds the intake lock")), { timeout: 15_000, message: "the survivor takes the intake lock" }).toBe(true);
     const after = await u.sendDocument({ bytes: makePdf({ pages: [["After the leader died"]] }), file_name: "after.pdf" });
-    await expect.poll(async () => (await rows()).find((r) => r.message_id === after.message_id)?.status, { timeout: 60_000 }).toBe("ready");
+    await expect.poll(async () => (await rows()).find((r) => r.message_id === after.message_id)?.status, { timeout: 60_000, message: "the second job ready" }).toBe("ready");
     // Both jobs end on "Done", each on its one status message; the dead leader's Done came from its record,
     // shown by the survivor once its hold ran out (LEASE_TTL), with exactly one edit applied.
     const afterId = (await rows()).find((r) => r.message_id === after.message_id)!.id;
