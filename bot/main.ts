@@ -113,9 +113,10 @@ async function main(): Promise<number> {
   const receives = config.role !== "worker";
   const startIntake = async (): Promise<RunningIntake> => {
     await app.replies.resume();
-    // Queue positions belong to no job's lease: the process receiving updates shows them all (bot/status/positions.ts).
-    app.positions.start();
     const running = await receiveUpdates();
+    // Queue positions belong to no job's lease: the process receiving updates shows them all (bot/status/positions.ts);
+    // started once intake is up, so a start that fails leaves no timer behind.
+    app.positions.start();
     return {
       stop: async () => {
         app.positions.stop();

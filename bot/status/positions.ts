@@ -41,6 +41,10 @@ export function positionEdits(waiting: readonly FileJob[], shown: ReadonlyMap<nu
 export class QueuePositions {
   private readonly shown = new Map<number, string>();
   private timer: ReturnType<typeof setInterval> | null = null;
+  /** The refresh in flight, if any: a tick while it runs is skipped (a slow database never stacks them). */
+  private running: Promise<void> | null = null;
+  /** Bumped by {@link stop}: a refresh that read the queue before it shows nothing (leadership lost meanwhile). */
+  private generation = 0;
 
   /**
    * @param services the store (waiting jobs), the status reporter (edits), the clock and the log
@@ -55,7 +59,10 @@ export class QueuePositions {
   start(): void {
     if (this.timer) return;
     this.timer = setInterval(() => {
-      this.refresh().catch((err: unknown) => this.services.log.debug({ err }, "queue positions not refreshed: the database did not answer"));
+      if (this.running) return;
+      this.running = this.refresh()
+        .catch((err: unknown) => this.services.log.debug({ err }, "queue positions not refreshed: the database did not answer"))
+        .finally(() => (this.running = null));
     }, this.everyMs);
   }
 
@@ -63,13 +70,16 @@ export class QueuePositions {
   stop(): void {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.generation++;
     this.shown.clear();
   }
 
   /** Show every waiting job's position that changed since the last refresh. */
   async refresh(): Promise<void> {
     const { store, status, now } = this.services;
+    const generation = this.generation;
     const waiting = (await store.listByState(["accepted"])).filter((j) => !isLeased(j, now()));
+    if (generation !== this.generation) return;
     const edits = positionEdits(waiting, this.shown, (job, position) => t(localeFor(job.languageCode), "status-queued", { id: String(job.id), position }));
     for (const id of edits.gone) this.shown.delete(id);
     for (const { job, text } of edits.show) {

@@ -92,7 +92,6 @@ export class Engine {
     return this.deps.services.config;
   }
 
-
   /**
    * Take back this host's earlier processes' leases (issue 11 item 4: a crash resumes in seconds, not
    * after LEASE_TTL), then start `downloadConcurrency` download loops and `processConcurrency`

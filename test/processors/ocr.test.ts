@@ -31,6 +31,16 @@ const txt = (r: { outputs: readonly { fileName: string; path: string }[] }): str
 /** Three short scanned pages, one line each (fast to recognize). */
 const SHORT = [["First scanned page of the contract"], ["Second scanned page of the contract"], ["Third scanned page of the contract"]];
 
+/** recognizePdfPages' run over the three pages of {@link SHORT}: text only, `concurrency` Tesseracts at once. */
+const shortRun = (concurrency: number) => ({
+  ...testOcr({ concurrency }),
+  pages: [1, 2, 3],
+  dir: join(workDir(), "ocr"),
+  pdfLayer: false,
+  maxPixels: 50_000_000,
+  renderBudgetMs: 30_000,
+});
+
 /** Tesseract processes (by process name, not the `sh` guard around them) reading an image under `dir`. */
 function tesseractsIn(dir: string): string[] {
   const out = Bun.spawnSync(["pgrep", "-a", "-x", "tesseract"]).stdout.toString();
@@ -75,12 +85,7 @@ describe.skipIf(!ready)("OCR of scanned PDF pages", () => {
     const stop = new AbortController();
     try {
       const out = await recognizePdfPages(pdf, {
-        ...testOcr({ concurrency: 1 }),
-        pages: [1, 2, 3],
-        dir: join(workDir(), "ocr"),
-        pdfLayer: false,
-        maxPixels: 50_000_000,
-        renderBudgetMs: 30_000,
+        ...shortRun(1),
         stopSignal: stop.signal,
         onProgress: (done) => {
           if (done === 1) stop.abort();
@@ -103,15 +108,7 @@ describe.skipIf(!ready)("OCR of scanned PDF pages", () => {
     process.env.PATH = `${bin}:${path}`;
     const pdf = await openPdf(await makeScanPdf("g4", SHORT));
     try {
-      const out = await recognizePdfPages(pdf, {
-        ...testOcr({ concurrency: 2 }),
-        pages: [1, 2, 3],
-        dir: join(workDir(), "ocr"),
-        pdfLayer: false,
-        maxPixels: 50_000_000,
-        renderBudgetMs: 30_000,
-        wallBackstopMs: 1500,
-      });
+      const out = await recognizePdfPages(pdf, { ...shortRun(2), wallBackstopMs: 1500 });
       expect(out.facts).toMatchObject({ needed: 3, recognized: 2, failed: [1], overBudget: [] });
       expect(out.facts.failedDetail).toMatch(/^page 1: tesseract: still running after \d+ s of wall time, 0 s of CPU time: stopped as hung$/);
       expect(out.facts.stop).toBeUndefined();
