@@ -99,7 +99,8 @@ const envSchema = z.object({
    * `all` need DATABASE_URL: processes share work only through PostgreSQL.
    */
   DOCKET_ROLE: z.enum(["all", "intake", "worker"], { message: "expected all, intake or worker" }).default("all"),
-  DB_POOL_MAX: positiveInt.prefault("10"),
+  /** Connections of one process's two pools together (bot/db/pg-open.ts `poolSplit`): at least one each. */
+  DB_POOL_MAX: positiveInt.pipe(z.number().min(2, "at least 2 (one for single statements, one for transactions)")).prefault("10"),
   DB_STATEMENT_TIMEOUT: duration.prefault("30s"),
   DOWNLOAD_LIMIT_CLOUD: bytes.prefault("20MB"),
   DOWNLOAD_LIMIT_LOCAL: bytes.prefault("2000MB"),

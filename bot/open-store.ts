@@ -73,13 +73,13 @@ export async function openStore(config: Pick<Config, "database">, dbFile: string
   const pg = await openPg({ url, poolMax: config.database.poolMax, statementTimeoutMs: config.database.statementTimeoutMs, applicationName });
   return {
     kind: "postgres",
-    store: new PgJobStore(pg.sql),
+    store: new PgJobStore(pg),
     sqlite: null,
     pg,
     where: describeUrl(url),
     wakeups: pgWakeChannel(pg.sql, onError),
-    intakeLock: (timings) => new SessionLock(pg.sql, LOCKS.intake, timings),
-    once: (object, fn) => onceAcrossHosts(pg.sql, object, fn),
+    intakeLock: (timings) => new SessionLock(pg.locks, LOCKS.intake, timings),
+    once: (object, fn) => onceAcrossHosts(pg.locks, object, fn),
     async ping() {
       await pg.sql`SELECT 1`;
     },

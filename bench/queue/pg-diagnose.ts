@@ -71,7 +71,7 @@ try {
      FROM generate_series(1, ${HISTORY}) i`,
   );
   if (!process.env.DIAG_NO_ANALYZE) await sql.unsafe("VACUUM ANALYZE file_jobs");
-  const store = new PgJobStore(sql);
+  const store = new PgJobStore(db);
   for (let i = 0; i < QUEUED; i++) await store.accept(benchJob(i, 500), Date.now());
   await sql.unsafe("SELECT pg_stat_statements_reset()");
   const before = (await sql.unsafe("SELECT n_tup_upd::int AS upd, n_tup_hot_upd::int AS hot FROM pg_stat_user_tables WHERE relname = 'file_jobs'"))[0] as unknown as { upd: number; hot: number };

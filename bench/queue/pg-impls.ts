@@ -37,7 +37,7 @@ export async function openBenchQueue(impl: PgImpl, target: string, setup: boolea
   }
   if (impl === "docket-pg") {
     const db = await openPg({ url: target, poolMax: 2, statementTimeoutMs: 30_000, applicationName: "bench" });
-    const store = new PgJobStore(db.sql);
+    const store = new PgJobStore(db);
     return {
       async enqueue(i, chats) {
         await store.accept(benchJob(i, chats), Date.now());

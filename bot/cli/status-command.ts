@@ -14,7 +14,7 @@ import { openDbReadOnly } from "../db/open.ts";
 import { SqliteJobStore } from "../jobs/sqlite-store.ts";
 import { PgJobStore } from "../jobs/pg-store.ts";
 import type { JobStore } from "../jobs/store.ts";
-import { describeUrl, passwordOf, pgClient } from "../db/pg-open.ts";
+import { describeUrl, passwordOf, pgPools } from "../db/pg-open.ts";
 import { redactSecrets } from "../log.ts";
 import { becomeOwnerOf } from "./become-owner.ts";
 import { botConfig } from "./bot-config.ts";
@@ -67,15 +67,15 @@ export const statusCommand: Command = {
     });
     if (pgUrl !== null) {
       // PostgreSQL (DATABASE_URL): read through a client of its own, never migrating (issue 14).
-      const sql = pgClient({ url: pgUrl, poolMax: 1, statementTimeoutMs: STATUS_TIMEOUT_MS, connectTimeoutMs: STATUS_TIMEOUT_MS, applicationName: "docket status" });
+      const pools = pgPools({ url: pgUrl, poolMax: 2, statementTimeoutMs: STATUS_TIMEOUT_MS, connectTimeoutMs: STATUS_TIMEOUT_MS, applicationName: "docket status" });
       try {
-        db = await read(new PgJobStore(sql));
+        db = await read(new PgJobStore(pools));
       } catch (err) {
         const password = passwordOf(pgUrl);
         const message = (err as Error).message;
         db = { error: `PostgreSQL ${describeUrl(pgUrl)}: ${redactSecrets(password ? message.replaceAll(password, "***") : message)}` };
       } finally {
-        await sql.end({ timeout: 1 });
+        await pools.close(1);
       }
     } else if (!existsSync(dbFile)) db = { error: `no database at ${dbFile} (is DATA_DIR right? --data-dir)` };
     else {

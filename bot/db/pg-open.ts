@@ -1,10 +1,14 @@
 /**
- * Opens the PostgreSQL database of the PostgreSQL job store (issue 14 item 1): a bounded pool of the
- * `postgres` client (postgres.js, runs on Bun) with a statement timeout on every connection, and the
- * committed drizzle-kit migrations (`bot/db/pg-migrations/`) applied at start under a session
+ * Opens the PostgreSQL database of the PostgreSQL job store (issue 14 item 1): bounded pools with a
+ * statement timeout on every connection, and the committed drizzle-kit migrations (`bot/db/pg-migrations/`) applied at start under a session
  * advisory lock, so two hosts starting together never migrate at once: the second waits for the
  * first and then finds nothing left to apply. A database migrated by a newer release is refused
  * before anything runs (./schema-version.ts).
+ *
+ * The pools of a process ({@link OpenPg}): the store's single statements on Bun's own SQL client
+ * (./pg-statements-pool.ts, the hot path), transactions and drizzle's queries on the `postgres`
+ * client (postgres.js) — the two share DB_POOL_MAX ({@link poolSplit}) — and the session locks on a
+ * small postgres.js pool of their own; LISTEN has its own connection (./pg-wake.ts).
  *
  * `DATABASE_URL` holds the password: it is never logged, never put into an error message (errors
  * name host, port and database only: {@link describeUrl}) and never handed to child processes.
@@ -15,6 +19,7 @@ import { drizzle } from "drizzle-orm/postgres-js";
 import { migrate } from "drizzle-orm/postgres-js/migrator";
 import postgres from "postgres";
 import { LOCK_CLASS, LOCKS } from "./pg-locks.ts";
+import { bunStatements, type PgStatements } from "./pg-statements-pool.ts";
 import { checkSchemaVersion, readJournal } from "./schema-version.ts";
 
 /** Folder of the committed PostgreSQL migrations. */
@@ -27,7 +32,7 @@ export type PgSql = postgres.Sql<{ int8: number }>;
 export interface PgOptions {
   /** `postgres://user:password@host:port/database` (DATABASE_URL). */
   readonly url: string;
-  /** Most connections of this process (DB_POOL_MAX). */
+  /** Most connections of this process, both pools together (DB_POOL_MAX; shared by {@link poolSplit}). */
   readonly poolMax: number;
   /** Longest a statement may run before the server cancels it, ms (DB_STATEMENT_TIMEOUT). */
   readonly statementTimeoutMs: number;
@@ -37,10 +42,19 @@ export interface PgOptions {
   readonly applicationName?: string;
 }
 
-/** An open database: the pooled client. */
+/** An open database: its pools. */
 export interface OpenPg {
+  /** postgres.js: transactions and drizzle's queries (and LISTEN, on a connection of its own). */
   readonly sql: PgSql;
-  /** End every connection (waits for running queries up to `timeoutS`, default 5 s). */
+  /** Bun's SQL client: single statements outside a transaction (the store's hot path). */
+  readonly statements: PgStatements;
+  /**
+   * postgres.js, {@link LOCK_CONNECTIONS} connections for the session locks (./pg-session-lock.ts) only:
+   * a lock holds its connection as long as it is held, so it must never take one the transactions
+   * wait for (the leader's lock and the janitor's expiry lock, held while the janitor's own transactions run).
+   */
+  readonly locks: PgSql;
+  /** End every connection of every pool (waits for running queries up to `timeoutS`, default 5 s). */
   close(timeoutS?: number): Promise<void>;
 }
 
@@ -70,10 +84,23 @@ export function passwordOf(url: string): string | null {
   }
 }
 
-/** The pooled client for `opts` (no connection is made until the first query). */
-export function pgClient(opts: PgOptions): PgSql {
+/** Session locks one process can hold at once: the intake leader's and the janitor's expiry pass (./pg-locks.ts LOCKS). */
+export const LOCK_CONNECTIONS = 2;
+
+/**
+ * How a process's DB_POOL_MAX connections are shared: half (rounded down, at least 1) for single
+ * statements, the rest (at least 1) for transactions. The session locks ({@link LOCK_CONNECTIONS})
+ * and LISTEN (postgres.js `listen`) have connections of their own besides.
+ */
+export function poolSplit(poolMax: number): { statements: number; transactions: number } {
+  const statements = Math.max(1, Math.floor(poolMax / 2));
+  return { statements, transactions: Math.max(1, poolMax - statements) };
+}
+
+/** postgres.js's pool of `max` connections for `opts` (no connection is made until the first query). */
+function pgClient(opts: PgOptions, max: number): PgSql {
   return postgres(opts.url, {
-    max: opts.poolMax,
+    max,
     idle_timeout: 60,
     connect_timeout: Math.max(1, Math.ceil((opts.connectTimeoutMs ?? 10_000) / 1000)),
     // An idle pool connection is kept at most 30 min, so a server-side restart or failover is picked up.
@@ -84,21 +111,44 @@ export function pgClient(opts: PgOptions): PgSql {
   }) as unknown as PgSql;
 }
 
+/** Both pools for `opts`, without migrating (no connection is made until the first query). */
+export function pgPools(opts: PgOptions): OpenPg {
+  const split = poolSplit(opts.poolMax);
+  const sql = pgClient(opts, split.transactions);
+  const statements = bunStatements({
+    url: opts.url,
+    max: split.statements,
+    statementTimeoutMs: opts.statementTimeoutMs,
+    connectTimeoutMs: opts.connectTimeoutMs ?? 10_000,
+    applicationName: opts.applicationName ?? "docket",
+  });
+  const locks = pgClient({ ...opts, applicationName: `${opts.applicationName ?? "docket"} locks` }, LOCK_CONNECTIONS);
+  return {
+    sql,
+    statements,
+    locks,
+    async close(timeoutS = 5) {
+      await Promise.all([sql.end({ timeout: timeoutS }), statements.end(timeoutS), locks.end({ timeout: timeoutS })]);
+    },
+  };
+}
+
 /**
- * Connect, migrate under the advisory lock, and return the pool.
+ * Connect, migrate under the advisory lock, and return both pools (each answered a first query).
  * @throws SchemaTooNewError when a newer release migrated the database; the client's error when the
  *   server cannot be reached or refuses the login (callers retry: bot/ops/pg-reach.ts)
  */
 export async function openPg(opts: PgOptions): Promise<OpenPg> {
   await migratePg(opts);
-  const sql = pgClient(opts);
+  const pools = pgPools(opts);
   try {
-    await sql`SELECT 1`;
+    await pools.sql`SELECT 1`;
+    await pools.statements.rows("SELECT 1", []);
   } catch (err) {
-    await sql.end({ timeout: 1 });
+    await pools.close(1);
     throw err;
   }
-  return { sql, close: (timeoutS = 5) => sql.end({ timeout: timeoutS }) };
+  return pools;
 }
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Session advisory locks held on a connection of their own (issue 14 item 3): who receives updates
- * across all hosts. `pg_try_advisory_lock` on a reserved connection of the pool; the server releases
+ * across all hosts. `pg_try_advisory_lock` on a reserved connection of the locks' own pool (./pg-open.ts
+ * `OpenPg.locks`, so a held lock never takes a connection transactions wait for); the server releases
  * the lock the moment that connection closes — a process SIGKILLed, its host gone, its network cut —
  * so another process's next try (every `retryMs`) takes it over within seconds. The holder checks
  * every `checkMs` on the same connection that it still holds the lock (`pg_locks` of its backend);

@@ -12,11 +12,13 @@
  *   intake the same way (the SQLite store's IMMEDIATE transaction serializes every writer).
  * - Every other write is one conditional UPDATE whose WHERE is the SQLite store's: state, and the
  *   lease owner where the engine holds a lease (seed 000: conditional UPDATE).
- * Hot paths run the compiled statements of ./pg-statements.ts; the rest uses drizzle's pg dialect.
+ * Hot paths run the compiled statements of ./pg-statements.ts — alone on Bun's SQL client
+ * (bot/db/pg-statements-pool.ts), inside a transaction on postgres.js; the rest uses drizzle's pg dialect.
  */
 import { and, asc, desc, eq, gt, gte, inArray, lte, ne, sql as dsql } from "drizzle-orm";
 import { drizzle, type PostgresJsDatabase } from "drizzle-orm/postgres-js";
-import type { PgSql } from "../db/pg-open.ts";
+import type { OpenPg, PgSql } from "../db/pg-open.ts";
+import type { PgStatements } from "../db/pg-statements-pool.ts";
 import { KEYED_LOCK_CLASS } from "../db/pg-locks.ts";
 import * as pg from "../db/pg-schema.ts";
 import type { ChatPrompt, ChatReply, FileJob, JobAttempt, JobPart, JobResult, JobState } from "../db/schema.ts";
@@ -76,9 +78,16 @@ export class PgJobStore implements JobStore {
   private readonly db: PostgresJsDatabase<typeof pg>;
   private readonly transitions = new Map<string, Compiled>();
 
-  /** @param sql the pooled client from `openPg` (bot/db/pg-open.ts) */
-  constructor(private readonly sql: PgSql) {
-    this.db = drizzle(sql as never, { schema: pg });
+  /** postgres.js: transactions and drizzle's queries. */
+  private readonly sql: PgSql;
+  /** Bun's SQL client: every compiled statement run outside a transaction (bot/db/pg-statements-pool.ts). */
+  private readonly statements: PgStatements;
+
+  /** @param pools both pools from `openPg` or `pgPools` (bot/db/pg-open.ts) */
+  constructor(pools: Pick<OpenPg, "sql" | "statements">) {
+    this.sql = pools.sql;
+    this.statements = pools.statements;
+    this.db = drizzle(pools.sql as never, { schema: pg });
     this.alerts = new PgAlerts(this.db);
     this.partsOf = new PgParts(this.db);
   }
@@ -89,8 +98,9 @@ export class PgJobStore implements JobStore {
   /** The `ops_alerts` statements (./pg-alerts.ts). */
   private readonly alerts: PgAlerts;
 
-  /** Run a compiled statement; its rows. */
-  private async run<R>(c: Compiled, values: Params, on: Runner = this.sql): Promise<R[]> {
+  /** Run a compiled statement, alone on the statement pool or inside the transaction `on`; its rows. */
+  private async run<R>(c: Compiled, values: Params, on?: Runner): Promise<R[]> {
+    if (!on) return this.statements.rows<R>(c.text, bind(c, values));
     return (await on.unsafe(c.text, bind(c, values) as never[], { prepare: true })) as unknown as R[];
   }
 
@@ -102,8 +112,7 @@ export class PgJobStore implements JobStore {
 
   /** Run a compiled write; how many rows it changed. */
   private async changed(c: Compiled, values: Params): Promise<number> {
-    const r = await this.sql.unsafe(c.text, bind(c, values) as never[], { prepare: true });
-    return r.count;
+    return this.statements.count(c.text, bind(c, values));
   }
 
   async accept(job: NewJob, now: number): Promise<{ job: FileJob; created: boolean }> {

@@ -21,10 +21,16 @@ const HINT: Record<string, string> = {
   other: "see the error",
 };
 
-/** The kind of a connection failure (postgres.js errors carry the server's SQLSTATE or the socket's code). */
+/**
+ * The kind of a connection failure. postgres.js errors carry the server's SQLSTATE or the socket's
+ * code in `code`; Bun's SQL client (bot/db/pg-statements-pool.ts) puts the SQLSTATE in `errno` under
+ * `code` ERR_POSTGRES_SERVER_ERROR, and names a failed connection in `code` itself.
+ */
 export function failureKind(err: unknown): keyof typeof HINT {
-  const e = err as { code?: string; errno?: string; message?: string };
-  const code = String(e?.code ?? e?.errno ?? "");
+  const e = err as { code?: string; errno?: string | number; message?: string };
+  const code = e?.code === "ERR_POSTGRES_SERVER_ERROR" ? String(e.errno ?? "") : String(e?.code ?? e?.errno ?? "");
+  if (code === "ERR_POSTGRES_CONNECTION_REFUSED" || code === "ERR_POSTGRES_CONNECTION_CLOSED") return "refused";
+  if (code === "ERR_POSTGRES_CONNECTION_TIMEOUT") return "timeout";
   if (code === "ECONNREFUSED" || code === "ECONNRESET" || code === "EHOSTUNREACH" || code === "ENETUNREACH") return "refused";
   if (code === "ENOTFOUND" || code === "EAI_AGAIN") return "dns";
   if (code === "CONNECT_TIMEOUT" || code === "ETIMEDOUT") return "timeout";

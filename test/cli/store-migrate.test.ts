@@ -90,7 +90,7 @@ describe.skipIf(!toolReady("postgres"))("docket store migrate", () => {
 
     const pg = await openPg({ url: server.url(name), ...TEST_PG_OPTIONS });
     try {
-      const store = new PgJobStore(pg.sql);
+      const store = new PgJobStore(pg);
       expect(await dump(store)).toStrictEqual(before);
       // The identity continues after the copied ids.
       const { job } = await store.accept(newJob(99), T0 + 100);

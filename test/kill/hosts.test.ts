@@ -56,7 +56,7 @@ describe.skipIf(!toolReady("postgres"))("hosts sharing no disk, one PostgreSQL",
         botEnv(em!, dataDir, {
           LOG_LEVEL: "info",
           DATABASE_URL: url,
-          DB_POOL_MAX: "4",
+          DB_POOL_MAX: "2",
           DOCKET_ROLE: role,
           HOST_ID: host,
           LEASE_TTL: "4s",

@@ -49,7 +49,7 @@ export function pgStoreFactory(server: () => PgServer): StoreFactory & { url(): 
     })();
     const { db, other } = await shared;
     await truncateAll(db);
-    return { store: new PgJobStore(db.sql), twin: async () => new PgJobStore(other.sql), close: () => {} };
+    return { store: new PgJobStore(db), twin: async () => new PgJobStore(other), close: () => {} };
   };
   return Object.assign(factory, { url: () => url });
 }

@@ -50,6 +50,12 @@ describe("loadConfig", () => {
       expect(p).toHaveLength(6);
     }
   });
+  test("DB_POOL_MAX: at least 2, split between the two PostgreSQL pools (bot/db/pg-open.ts poolSplit)", () => {
+    const token = "123456789:AAEhBP0av18gYhs4M6qF0yXjPqB4ZTmCUaU";
+    expect(loadConfig({ BOT_TOKEN: token, DB_POOL_MAX: "2" }).database.poolMax).toBe(2);
+    expect(loadConfig({ BOT_TOKEN: token }).database.poolMax).toBe(10);
+    expect(() => loadConfig({ BOT_TOKEN: token, DB_POOL_MAX: "1" })).toThrow("DB_POOL_MAX: at least 2 (one for single statements, one for transactions)");
+  });
   test("settings that contradict each other are named together: local mode on api.telegram.org, a webhook without its secret", () => {
     try {
       loadConfig({ BOT_TOKEN: TOKEN, BOT_API_MODE: "local", WEBHOOK_URL: "https://bot.example.org/tg/hook" });
