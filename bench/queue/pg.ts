@@ -4,6 +4,7 @@
  *
  *   bun bench/queue/pg.ts            # 2000 jobs, 1/2/4 worker processes, 3 interleaved runs
  *   bun bench/queue/pg.ts --quick    # 300 jobs, 1 run (a smoke check of the script)
+ *   bun bench/queue/pg.ts --only docket-pg,graphile-worker --workers 1 --runs 7   # one pair, one count
  *
  * Each run: a fresh database (or SQLite file), JOBS jobs enqueued one by one by the parent (timed),
  * then N worker processes, one loop each, drain the queue (timed from "go" to the last "done").
@@ -29,7 +30,9 @@ const onlyArg = process.argv.indexOf("--only");
 const ALL: PgImpl[] = ["docket-pg", "pg-boss", "graphile-worker", "docket-sqlite"];
 /** `--only docket-pg,pg-boss`: a subset (a ratio needs its peer in the same run). */
 const IMPLS: PgImpl[] = onlyArg > 0 ? ALL.filter((i) => (process.argv[onlyArg + 1] ?? "").split(",").includes(i)) : ALL;
-const WORKERS = [1, 2, 4];
+const workersArg = process.argv.indexOf("--workers");
+/** `--workers 1` or `--workers 1,4`: only those worker counts (default 1, 2 and 4). */
+const WORKERS = workersArg > 0 ? (process.argv[workersArg + 1] ?? "").split(",").map(Number).filter((n) => Number.isInteger(n) && n > 0) : [1, 2, 4];
 const WORKER = new URL("./pg-worker.ts", import.meta.url).pathname;
 /** CPU ms of every process of the server (postmaster and its children), by pid. */
 const serverCpu = (server: PgServer): Map<number, number> => new Map(serverProcesses(server.dataDir).map((p) => [p.pid, p.cpuMs]));
