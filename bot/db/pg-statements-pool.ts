@@ -1,10 +1,10 @@
 /**
  * The pool that runs the PostgreSQL store's single statements — every claim, hand-over, transition
  * and read that is not part of a transaction — on Bun's own SQL client (`Bun.SQL`, issue 14 items 1
- * and 8). Bun's client parses and binds in native code: per call it costs about a third less client
- * CPU than postgres.js (bench/queue/pg.ts: 0.36 against 0.55 ms of worker CPU per job), and a job
- * is three such calls. Transactions, drizzle's queries, LISTEN and the session locks stay on
- * postgres.js (./pg-open.ts), which has all four.
+ * and 8). Bun's client parses and binds in native code: a job's three such calls cost a quarter to a
+ * third less client CPU than on postgres.js (bench/queue/pg.ts, docs/benchmarks.md: 0.43–0.51 against
+ * 0.55–0.73 ms of worker CPU per job). Transactions, drizzle's queries, LISTEN and the session locks
+ * stay on postgres.js (./pg-open.ts), which has all four.
  *
  * Rows come back as postgres.js returns them to the store: int8 as JS numbers (ids, Telegram chat
  * ids and byte counts stay below 2^53, as in SQLite's INTEGER). Bun returns every int8 as a BigInt
