@@ -51,10 +51,9 @@ describe("loadConfig", () => {
     }
   });
   test("DB_POOL_MAX: at least 2, split between the two PostgreSQL pools (bot/db/pg-open.ts poolSplit)", () => {
-    const token = "123456789:AAEhBP0av18gYhs4M6qF0yXjPqB4ZTmCUaU";
-    expect(loadConfig({ BOT_TOKEN: token, DB_POOL_MAX: "2" }).database.poolMax).toBe(2);
-    expect(loadConfig({ BOT_TOKEN: token }).database.poolMax).toBe(10);
-    expect(() => loadConfig({ BOT_TOKEN: token, DB_POOL_MAX: "1" })).toThrow("DB_POOL_MAX: at least 2 (one for single statements, one for transactions)");
+    expect(loadConfig({ BOT_TOKEN: TOKEN, DB_POOL_MAX: "2" }).database.poolMax).toBe(2);
+    expect(loadConfig({ BOT_TOKEN: TOKEN }).database.poolMax).toBe(10);
+    expect(() => loadConfig({ BOT_TOKEN: TOKEN, DB_POOL_MAX: "1" })).toThrow("DB_POOL_MAX: at least 2 (one for single statements, one for transactions)");
   });
   test("settings that contradict each other are named together: local mode on api.telegram.org, a webhook without its secret", () => {
     try {
