@@ -2,8 +2,8 @@
  * Opens the PostgreSQL database of the PostgreSQL job store (issue 14 item 1): bounded pools with a
  * statement timeout on every connection, and the committed drizzle-kit migrations
  * (`bot/db/pg-migrations/`) applied at start under a session advisory lock, so two hosts starting
- * together never migrate at once: the second waits for the first and then finds nothing left to apply. A database migrated by a newer release is refused
- * before anything runs (./schema-version.ts).
+ * together never migrate at once: the second waits for the first and then finds nothing left to apply.
+ * A database migrated by a newer release is refused before anything runs (./schema-version.ts).
  *
  * The pools of a process ({@link OpenPg}): the store's single statements on Bun's own SQL client
  * (./pg-statements-pool.ts, the hot path), transactions and drizzle's queries on the `postgres`
